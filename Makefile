@@ -1,0 +1,40 @@
+# Every target installs what it needs into .venv first, so a fresh clone needs only
+# Python 3.11, make and a C compiler.
+PYTHON ?= python3.11
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+PROTOS := $(wildcard protos/maumau/v1/*.proto)
+GEN    := $(patsubst protos/%.proto,services/%_pb2.py,$(PROTOS))
+
+.PHONY: run test bench lint proto clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+services/maumau/v1/%_pb2.py: protos/maumau/v1/%.proto $(STAMP)
+	$(PY) -m grpc_tools.protoc -Iprotos --python_out=services --pyi_out=services \
+		--grpc_python_out=services $<
+
+proto: $(GEN)
+
+run: $(STAMP) proto
+	$(PY) -m maumau.rules.demo
+
+test: $(STAMP) proto
+	$(PY) -m pytest -q
+
+bench: $(STAMP) proto
+	$(PY) -m pip install --quiet -e '.[dev,bench]'
+	$(PY) -m bench
+
+lint: $(STAMP) proto
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy services/maumau/rules
+
+clean:
+	rm -rf $(VENV) services/maumau/v1 .pytest_cache .mypy_cache .hypothesis

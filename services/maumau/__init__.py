@@ -1,0 +1,1 @@
+"""The Mau-Mau platform: rules core, services and their shared building blocks."""
