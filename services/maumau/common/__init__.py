@@ -1,0 +1,1 @@
+"""What every service shares: configuration, embedded Redis, tokens, the gRPC bootstrap, errors."""

@@ -1,0 +1,65 @@
+"""One way to end a gRPC call with an error a person can read and a client can translate.
+
+A refused move is not a server fault: the rules core raises an error carrying a stable `code`
+(e.g. "not_your_turn"), its `params` and an English `message`. It becomes FAILED_PRECONDITION
+with the message as details, and the code and params in trailing metadata, so a client can show
+the message in its own language. A bad token becomes UNAUTHENTICATED.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, NoReturn, Protocol, runtime_checkable
+
+import grpc
+
+from maumau.common.tokens import TokenError
+
+ERROR_CODE_KEY = "maumau-error-code"
+ERROR_PARAMS_KEY = "maumau-error-params"
+
+
+@runtime_checkable
+class RuleViolation(Protocol):
+    """What the bootstrap needs from a rules-core error; any exception of this shape will do."""
+
+    code: str
+    params: Mapping[str, Any]
+    message: str
+
+
+async def abort(
+    context: grpc.aio.ServicerContext[Any, Any],
+    status: grpc.StatusCode,
+    message: str,
+    *,
+    error_code: str | None = None,
+    params: Mapping[str, Any] | None = None,
+) -> NoReturn:
+    """End the call with `status` and `message`; `error_code` and `params` go in trailing
+    metadata as `maumau-error-code` and `maumau-error-params` (JSON)."""
+    metadata: list[tuple[str, str]] = []
+    if error_code is not None:
+        metadata.append((ERROR_CODE_KEY, error_code))
+        metadata.append((ERROR_PARAMS_KEY, json.dumps(dict(params or {}), default=str)))
+    await context.abort(status, message, trailing_metadata=tuple(metadata))
+
+
+def status_for(error: BaseException) -> grpc.StatusCode | None:
+    """The status an error maps to, or None when it is a fault the server did not expect."""
+    if isinstance(error, TokenError):
+        return grpc.StatusCode.UNAUTHENTICATED
+    if isinstance(error, RuleViolation) and isinstance(error.code, str):
+        return grpc.StatusCode.FAILED_PRECONDITION
+    return None
+
+
+async def abort_for(context: grpc.aio.ServicerContext[Any, Any], error: BaseException) -> NoReturn:
+    """End the call as `status_for(error)` says; re-raise an error that maps to nothing."""
+    status = status_for(error)
+    if status is None:
+        raise error
+    if isinstance(error, RuleViolation):
+        await abort(context, status, error.message, error_code=error.code, params=error.params)
+    await abort(context, status, str(error))

