@@ -229,11 +229,17 @@ class Match:
 
     @classmethod
     def new(cls, ruleset: Ruleset, seats: int, seed: str | int) -> Match:
-        """A match with the first round dealt from ``seed``; the first dealer is drawn by lot."""
+        """A match with the first round dealt from ``seed``; see :meth:`start` for its events."""
+        return cls.start(ruleset, seats, seed)[0]
+
+    @classmethod
+    def start(cls, ruleset: Ruleset, seats: int, seed: str | int) -> tuple[Match, list[Event]]:
+        """A new match and the events of its first deal; the first dealer is drawn by lot."""
         match = cls._blank(ruleset, seats, str(seed))
         match.dealer = (random.Random(f"{match.seed}/dealer").randrange(seats) - 1) % seats
-        match._start_round([])
-        return match
+        events: list[Event] = []
+        match._start_round(events)
+        return match, events
 
     @classmethod
     def from_setup(
@@ -829,7 +835,7 @@ class Match:
         random.Random(f"{self.seed}/{self.round}").shuffle(deck)
         self.draw_pile = deck
         self.hands = [[] for _ in range(self.seats)]
-        order = self._seats_from(self.dealer)
+        order = [*self._seats_from(self.dealer), self.dealer]
         for _ in range(rules.hand_size):
             for seat in order:
                 self.hands[seat].append(deck.pop())

@@ -1,0 +1,175 @@
+"""Properties that hold in every position of every preset, checked over random play.
+
+Each example plays random legal actions from a seeded match and checks, after every step: the cards
+in hands and piles are exactly the deck; only legal actions are accepted and a refused one changes
+nothing; no view shows another seat's cards; the match survives a trip through bytes.
+"""
+
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from maumau.rules import (
+    ALL_CARDS,
+    DRAW,
+    PASS,
+    Catch,
+    IllegalAction,
+    Match,
+    NameSuit,
+    Play,
+    RulesError,
+    Ruleset,
+    redact,
+)
+from maumau.rules.cards import DECKS
+from maumau.rules.events import Drew
+
+TABLES = [
+    ("classic", 2), ("classic", 4), ("classic", 7), ("online", 2), ("online", 4),
+    ("ostfriesland", 3), ("ostfriesland", 8), ("colour", 2), ("colour", 4),
+]  # fmt: skip
+VARIANTS = [
+    Ruleset.create("classic", {"deck": "skat32", "ace_power": "draw", "seven_chain_limit": 1}),
+    Ruleset.create("classic", {"ace_power": "skip", "hand_size": 7, "sevens": False}),
+    Ruleset.create("colour", {"teams": True}),
+]
+
+tables = st.sampled_from(TABLES).map(lambda t: (Ruleset.create(t[0]), t[1])) | st.sampled_from(
+    VARIANTS
+).map(lambda r: (r, 4))
+PROPERTY_SETTINGS = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+def acting_seats(match: Match) -> list[int]:
+    """Every seat with a legal action: the seat to move, and any seat that may catch or call."""
+    return [seat for seat in range(match.seats) if match.legal_actions(seat)]
+
+
+def full_deck(match: Match) -> Counter:
+    rules = match.ruleset
+    return Counter(DECKS[rules.deck]() * rules.decks_for(match.seats))
+
+
+def cards_in_play(match: Match) -> Counter:
+    counter = Counter(match.draw_pile) + Counter(match.discard)
+    for hand in match.hands:
+        counter += Counter(hand)
+    return counter
+
+
+def random_step(match: Match, rng: random.Random) -> tuple[int, object]:
+    seat = rng.choice(acting_seats(match))
+    action = rng.choice(list(match.legal_actions(seat)))
+    return seat, action
+
+
+def random_illegal_candidates(match: Match, rng: random.Random) -> list:
+    """A few actions of every kind, mostly illegal, to probe the checked path."""
+    suits = match.ruleset.suits
+    cards = [rng.choice(ALL_CARDS) for _ in range(3)] + [
+        c for hand in match.hands for c in hand[:2]
+    ]
+    actions = [Play(card, rng.choice((None, *suits))) for card in cards]
+    return [*actions, DRAW, PASS, Catch(rng.randrange(match.seats)), NameSuit(rng.choice(suits))]
+
+
+@PROPERTY_SETTINGS
+@given(table=tables, seed=st.integers(0, 2**32), steps=st.integers(1, 300))
+def test_random_play_keeps_every_invariant(table, seed, steps):
+    ruleset, seats = table
+    match = Match.new(ruleset, seats, seed)
+    rng = random.Random(seed)
+    deck = full_deck(match)
+    for _ in range(steps):
+        if match.phase == "over":
+            break
+        for seat in range(seats):
+            for probe in random_illegal_candidates(match, rng):
+                legal = probe in match.legal_actions(seat)
+                before = match.copy()
+                try:
+                    match.copy().apply(seat, probe)
+                except RulesError:
+                    assert not legal, f"{probe.text} listed as legal for seat {seat} but refused"
+                else:
+                    assert legal, f"{probe.text} accepted for seat {seat} but not listed"
+                assert match == before
+        seat, action = random_step(match, rng)
+        events = match.apply(seat, action)
+        assert cards_in_play(match) == deck, "cards were created or lost"
+        assert Match.from_bytes(match.to_bytes()) == match
+        for viewer in (*range(seats), None):
+            view = match.view(viewer)
+            assert view.hand == (tuple(match.hands[viewer]) if viewer is not None else ())
+            for event in events:
+                seen = redact(event, viewer)
+                if isinstance(seen, Drew) and seen.seat != viewer:
+                    assert seen.cards == ()
+
+
+@PROPERTY_SETTINGS
+@given(table=tables, seed=st.integers(0, 2**32))
+def test_same_seed_and_actions_replay_the_same_match(table, seed):
+    ruleset, seats = table
+    match = Match.new(ruleset, seats, seed)
+    rng = random.Random(seed)
+    trace = []
+    for _ in range(200):
+        if match.phase == "over":
+            break
+        seat, action = random_step(match, rng)
+        trace.append((seat, action, match.apply(seat, action)))
+    replay = Match.new(ruleset, seats, seed)
+    for seat, action, events in trace:
+        assert replay.apply(seat, action) == events
+    assert replay == match
+
+
+@settings(max_examples=12, deadline=None)
+@given(table=tables, seed=st.integers(0, 2**32))
+def test_every_round_ends(table, seed):
+    ruleset, seats = table
+    match = Match.new(ruleset, seats, seed)
+    rng = random.Random(seed)
+    for _ in range(30_000):
+        if match.round > 1 or match.phase == "over":
+            return
+        match.apply(*random_step(match, rng))
+    pytest.fail("the first round did not end within 30,000 random actions")
+
+
+@pytest.mark.parametrize(("preset", "seats", "size"), [
+    ("classic", 4, 52), ("classic", 7, 104), ("online", 4, 32),
+    ("ostfriesland", 8, 96), ("colour", 4, 108),
+])  # fmt: skip
+def test_decks_hold_the_cards_the_rule_texts_name(preset, seats, size):
+    """Rule texts 000-003: 52 cards (two decks from 7 seats), 32, three Skat decks, 108."""
+    match = Match.new(Ruleset.create(preset), seats, seed=1)
+    assert sum(cards_in_play(match).values()) == size
+
+
+def test_a_refused_action_explains_itself_and_changes_nothing():
+    match = Match.new(Ruleset.create("classic"), 3, seed=5)
+    before = match.copy()
+    other = (match.turn + 1) % 3
+    with pytest.raises(IllegalAction) as refused:
+        match.apply(other, DRAW)
+    assert refused.value.code == "not_your_turn"
+    assert f"seat {match.turn}" in str(refused.value)
+    assert match == before
+
+
+@pytest.mark.parametrize(("preset", "seats"), TABLES)
+def test_every_seat_is_dealt_a_full_hand_and_the_deal_is_told(preset, seats):
+    """Rule texts 000-003: everyone, the dealer included, starts with the preset's hand size."""
+    match, events = Match.start(Ruleset.create(preset), seats, seed=3)
+    size = match.ruleset.hand_size
+    assert [len(hand) for hand in match.hands] == [size] * seats
+    dealt = {event.seat: event.cards for event in events if isinstance(event, Drew)}
+    assert dealt == {seat: tuple(match.hands[seat]) for seat in range(seats)}
