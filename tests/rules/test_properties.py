@@ -91,7 +91,7 @@ def test_random_play_keeps_every_invariant(table, seed, steps):
             break
         for seat in range(seats):
             for probe in random_illegal_candidates(match, rng):
-                legal = probe in match.legal_actions(seat)
+                legal = probe in list(match.legal_actions(seat))
                 before = match.copy()
                 try:
                     match.copy().apply(seat, probe)

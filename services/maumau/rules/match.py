@@ -127,7 +127,7 @@ class LegalActions:
         self._seat = seat
 
     def __iter__(self) -> Iterator[Action]:
-        return self._match._generate(self._seat)
+        return iter(self._match._legal(self._seat))
 
     def __contains__(self, action: object) -> bool:
         try:
@@ -137,10 +137,10 @@ class LegalActions:
         return True
 
     def __bool__(self) -> bool:
-        return any(True for _ in self)
+        return bool(self._match._legal(self._seat))
 
     def count(self) -> int:
-        return sum(1 for _ in self)
+        return len(self._match._legal(self._seat))
 
     def __repr__(self) -> str:
         return f"<LegalActions seat={self._seat}: {' '.join(a.text for a in self)}>"
@@ -380,7 +380,7 @@ class Match:
             totals=tuple(self.totals),
             round_wins=tuple(self.round_wins),
             teams=self.ruleset.teams,
-            legal=tuple(self._generate(seat)) if seat is not None else (),
+            legal=tuple(self._legal(seat)) if seat is not None else (),
             outcome=self.outcome,
         )
 
@@ -596,49 +596,65 @@ class Match:
 
     # ------------------------------------------------------------------ legal action listing
 
-    def _generate(self, seat: int) -> Iterator[Action]:
+    def _legal(self, seat: int) -> list[Action]:
+        """Every legal action of ``seat``, built in one pass: this is the hot path of search."""
         if self.phase == OVER or not 0 <= seat < self.seats:
-            return
-        for target in range(self.seats):
-            if target != seat and self._catchable(target):
-                yield Catch(target)
-        if self._last_call_due(seat):
-            yield Call("last")
+            return []
+        actions: list[Action] = []
+        calls = self.ruleset.calls
+        if calls == "last":
+            actions += [Catch(t) for t in range(self.seats) if t != seat and self._catchable(t)]
+            if self._last_call_due(seat):
+                actions.append(Call("last"))
+        elif self.missed:
+            actions += [Catch(target) for target in self.missed if target != seat]
         if self.phase == STARTER_SUIT:
             if seat == self.chooser:
-                for suit in self.ruleset.suits:
-                    yield NameSuit(suit)
-            return
+                actions += [NameSuit(suit) for suit in self.ruleset.suits]
+            return actions
         if seat != self.turn:
-            return
+            return actions
         if self.phase == DRAWN:
             if self.drawn is not None:
-                yield from self._plays(seat, (self.drawn,))
-            yield PASS
-            return
-        yield from self._plays(seat, self.hands[seat])
+                self._add_plays(seat, (self.drawn,), actions)
+            actions.append(PASS)
+            return actions
+        can_play = self._add_plays(seat, self.hands[seat], actions)
         if self.pending and not self.pending_optional:
-            yield ACCEPT
+            actions.append(ACCEPT)
             if self.pending == "draw4":
-                yield CHALLENGE
-        elif self.ruleset.draw_when == "any" or not self._can_play(seat):
-            yield DRAW
+                actions.append(CHALLENGE)
+        elif not can_play or self.ruleset.draw_when == "any":
+            actions.append(DRAW)
+        return actions
 
-    def _plays(self, seat: int, cards: Iterable[Card]) -> Iterator[Play]:
+    def _add_plays(self, seat: int, cards: Iterable[Card], actions: list[Action]) -> bool:
+        """Append the legal plays of ``cards`` to ``actions``; True if there was any."""
+        rules = self.ruleset
+        top = self.discard[-1]
+        plain_only = not self.pending and self.wished is None
+        found = False
         seen: set[Card] = set()
-        suits = self.ruleset.suits
         for card in cards:
             if card in seen:
                 continue
             seen.add(card)
-            for wishing in self._wish_options(card):
-                if self._refusal(card, wishing) is not None:
+            if plain_only and card.rank not in rules.wish_ranks:
+                if card.suit != top.suit and card.rank != top.rank:
                     continue
+                options: tuple[bool, ...] = (False,)
+            else:
+                options = tuple(
+                    w for w in self._wish_options(card) if self._refusal(card, w) is None
+                )
+            for wishing in options:
+                found = True
                 call = self._due_call(seat, card, wishing)
-                for suit in suits if wishing else (None,):
-                    yield Play(card, suit, call)
+                for suit in rules.suits if wishing else (None,):
+                    actions.append(_play(card, suit, call))
                     if call is not None:
-                        yield Play(card, suit)
+                        actions.append(_play(card, suit, None))
+        return found
 
     # ------------------------------------------------------------------ applying
 
@@ -963,6 +979,18 @@ class Match:
         for name in _PLAIN_FIELDS:
             setattr(match, name, state[name])
         return match
+
+
+_PLAYS: dict[tuple[Card, str | None, str | None], Play] = {}
+
+
+def _play(card: Card, suit: str | None, call: str | None) -> Play:
+    """The interned Play value: legal action lists are rebuilt on every step of a search."""
+    key = (card, suit, call)
+    play = _PLAYS.get(key)
+    if play is None:
+        play = _PLAYS[key] = Play(card, suit, call)
+    return play
 
 
 _PLAIN_FIELDS = (
