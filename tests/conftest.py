@@ -3,6 +3,7 @@
 from collections.abc import Iterator
 
 import pytest
+
 from maumau.common.redis_server import EmbeddedRedis
 
 

@@ -4,6 +4,7 @@ import logging
 from pathlib import Path
 
 import pytest
+
 from maumau.common.config import (
     DEV_TOKEN_SECRET,
     SERVICE_PORTS,

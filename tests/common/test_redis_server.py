@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 import redis
+
 from maumau.common.config import RedisConfig
 from maumau.common.redis_server import EmbeddedRedis, open_redis
 

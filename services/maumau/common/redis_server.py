@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import socket
 import subprocess
 import time
@@ -24,6 +25,8 @@ from redis.retry import Retry
 
 from maumau.common.config import RedisConfig
 
+log = logging.getLogger(__name__)
+
 HOST = "127.0.0.1"
 
 
@@ -32,7 +35,7 @@ class EmbeddedRedis:
 
     def __init__(
         self,
-        data_dir: Path,
+        data_dir: Path | str,
         port: int | None = None,
         appendfsync: str = "everysec",
         start_timeout: float = 10.0,
@@ -147,17 +150,20 @@ def free_port() -> int:
 @contextlib.asynccontextmanager
 async def open_redis(config: RedisConfig) -> AsyncIterator[redis.asyncio.Redis]:
     """An asyncio client for REDIS_URL, or for an embedded server started (and stopped) here."""
-    if config.url is not None:
-        client = redis.asyncio.Redis.from_url(config.url)
-        try:
-            yield client
-        finally:
-            await client.aclose()
-        return
-    embedded = EmbeddedRedis(config.data_dir / "redis", appendfsync=config.appendfsync)
-    await asyncio.to_thread(embedded.start)
+    url, embedded = config.url, None
+    if url is None:
+        embedded = EmbeddedRedis(config.data_dir / "redis", appendfsync=config.appendfsync)
+        await asyncio.to_thread(embedded.start)
+        log.info(
+            "REDIS_URL is not set: started redis-server at %s in %s",
+            embedded.url,
+            embedded.data_dir,
+        )
+        url = embedded.url
+    client = redis.asyncio.Redis.from_url(url)
     try:
-        async with open_redis(RedisConfig(embedded.url, config.data_dir)) as client:
-            yield client
+        yield client
     finally:
-        await asyncio.to_thread(embedded.stop)
+        await client.aclose()
+        if embedded is not None:
+            await asyncio.to_thread(embedded.stop)

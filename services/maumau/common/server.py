@@ -56,7 +56,7 @@ HANDLING_SECONDS = prometheus_client.Histogram(
 
 
 class ServiceServer:
-    """A bound grpc.aio server whose health follows a probe of Redis. Built by create_server()."""
+    """A bound grpc.aio server whose health follows a probe (of Redis). Built by create_server()."""
 
     def __init__(
         self,
@@ -101,11 +101,11 @@ class ServiceServer:
             await asyncio.wait_for(self._probe(), self.config.health_interval_seconds)
         except Exception as error:
             if self._serving is not False:
-                log.warning("Redis does not answer (%r): health is NOT_SERVING", error)
+                log.warning("health probe failed (%r): NOT_SERVING", error)
             serving = False
         else:
             if self._serving is False:
-                log.info("Redis answers again: health is SERVING")
+                log.info("health probe succeeds again: SERVING")
             serving = True
         self._serving = serving
         for name in (health.OVERALL_HEALTH, *self.service_names):
@@ -147,12 +147,12 @@ def start_metrics_server(port: int, host: str) -> WSGIServer:
 async def serve(server: ServiceServer) -> None:
     """Run `server` and its metrics endpoint until SIGTERM or SIGINT, then shut down gracefully:
     health NOT_SERVING first, in-flight calls finish within the grace period."""
+    config = server.config
+    metrics = start_metrics_server(config.metrics_port, config.host)
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stopping.set)
-    config = server.config
-    metrics = start_metrics_server(config.metrics_port, config.host)
     try:
         await server.start()
         log.info(
@@ -166,10 +166,10 @@ async def serve(server: ServiceServer) -> None:
         log.info("shutting down: finishing in-flight calls for up to %s s", config.grace_seconds)
     finally:
         await server.stop()
-        metrics.shutdown()
-        metrics.server_close()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(signum)
+        await asyncio.to_thread(metrics.shutdown)
+        metrics.server_close()
 
 
 class _CallInterceptor(grpc.aio.ServerInterceptor):
@@ -178,9 +178,11 @@ class _CallInterceptor(grpc.aio.ServerInterceptor):
 
     async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]
+        ],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
         handler = await continuation(handler_call_details)
         if handler is None:
             return handler

@@ -85,11 +85,13 @@ def issue_service_token(
 
 
 def verify_player_token(secret: bytes, token: str, *, now: float | None = None) -> PlayerClaims:
+    """Who holds this player token; TokenError says why it cannot be trusted."""
     payload = _verify(secret, token, TokenKind.PLAYER, now)
     return PlayerClaims(_field(payload, "p", str), payload.get("e"))
 
 
 def verify_seat_token(secret: bytes, token: str, *, now: float | None = None) -> SeatClaims:
+    """Which seat of which match this token acts for; TokenError says why it cannot."""
     payload = _verify(secret, token, TokenKind.SEAT, now)
     return SeatClaims(
         _field(payload, "m", str),
@@ -100,6 +102,7 @@ def verify_seat_token(secret: bytes, token: str, *, now: float | None = None) ->
 
 
 def verify_service_token(secret: bytes, token: str, *, now: float | None = None) -> ServiceClaims:
+    """Which service shows this token; TokenError says why it cannot be trusted."""
     payload = _verify(secret, token, TokenKind.SERVICE, now)
     return ServiceClaims(_field(payload, "n", str), payload.get("e"))
 
@@ -120,8 +123,10 @@ def _issue(
 
 def _verify(secret: bytes, token: str, kind: TokenKind, now: float | None) -> dict[str, Any]:
     body, dot, mac_text = token.strip().partition(".")
-    if not dot or not body or not mac_text or not token.isascii():
+    if not dot or not body or not mac_text:
         raise TokenError("token is malformed: expected two parts separated by '.'")
+    if not token.isascii():
+        raise TokenError("token is malformed: it holds characters that are not base64url")
     if not hmac.compare_digest(_mac(secret, body), _b64decode(mac_text)):
         raise TokenError("token signature does not match: it was altered or signed elsewhere")
     try:
