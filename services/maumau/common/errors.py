@@ -15,6 +15,7 @@ from typing import Any, NoReturn, Protocol, runtime_checkable
 import grpc
 
 from maumau.common.tokens import TokenError
+from maumau.rules.errors import BadInput
 
 ERROR_CODE_KEY = "maumau-error-code"
 ERROR_PARAMS_KEY = "maumau-error-params"
@@ -46,10 +47,22 @@ async def abort(
     await context.abort(status, message, trailing_metadata=tuple(metadata))
 
 
+class ServiceError(Exception):
+    """A refusal of a service's own (unknown match, wrong seat, ...) with its status code."""
+
+    def __init__(self, status: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 def status_for(error: BaseException) -> grpc.StatusCode | None:
     """The status an error maps to, or None when it is a fault the server did not expect."""
+    if isinstance(error, ServiceError):
+        return error.status
     if isinstance(error, TokenError):
         return grpc.StatusCode.UNAUTHENTICATED
+    if isinstance(error, BadInput):
+        return grpc.StatusCode.INVALID_ARGUMENT
     if isinstance(error, RuleViolation) and isinstance(error.code, str):
         return grpc.StatusCode.FAILED_PRECONDITION
     return None

@@ -165,7 +165,6 @@ class Match:
         "in_round",
         "maumaus",
         "missed",
-        "out_finish",
         "out_seat",
         "outcome",
         "pending",
@@ -221,7 +220,7 @@ class Match:
     """Seats that missed a call: seat -> (the call, the turn number whose end closes the window)."""
     declared: list[bool]
     out_seat: int | None
-    out_finish: str
+    """The first seat that went out without its finishing call: it wins if not caught in time."""
     reshuffles: int
     outcome: Outcome | None
 
@@ -331,7 +330,7 @@ class Match:
         self.drawn, self.phase, self.chooser = None, PLAYING, -1
         self.missed = {}
         self.declared = [False] * self.seats
-        self.out_seat, self.out_finish = None, ""
+        self.out_seat = None
         self.reshuffles = 0
 
     # ------------------------------------------------------------------ inspection
@@ -708,11 +707,11 @@ class Match:
         if not stacks:
             self.pending, self.pending_count, self.pending_optional, self.chain = "", 0, False, 0
         if not hand and (rules.again_may_finish or card.rank != rules.again_rank):
-            finish = due if rules.calls == "ostfriesland" else "out"
             if due is None or play.call == due:
-                self._end_round(seat, finish or "out", events)
+                self._end_round(seat, self._finish(seat, due), events)
                 return
-            self.out_seat, self.out_finish = seat, finish or "out"
+            if self.out_seat is None:
+                self.out_seat = seat
         self._card_effect(seat, card, events)
 
     def _card_effect(self, seat: int, card: Card, events: list[Event]) -> None:
@@ -767,9 +766,9 @@ class Match:
     def _catch(self, seat: int, target: int, events: list[Event]) -> None:
         word = self.missed.pop(target, ("last", 0))[0]
         events.append(Caught(seat, target, word))
-        if self.out_seat == target:
-            self.out_seat = None
         self._give(target, self.ruleset.call_penalty, "caught", events)
+        if self.out_seat == target:
+            self.out_seat = next((s for s in self.missed if not self.hands[s]), None)
 
     def _give(self, seat: int, count: int, reason: str, events: list[Event]) -> list[Card]:
         """Move up to ``count`` cards from the draw pile to ``seat``, reshuffling as needed."""
@@ -808,35 +807,45 @@ class Match:
                 order.append(other)
         return order
 
+    def _finish(self, seat: int, due: str | None) -> str:
+        """How ``seat`` went out: 'mau' or 'maumau' in the East-Frisian rules, else 'out'."""
+        return due if self.ruleset.calls == "ostfriesland" and due else "out"
+
     def _next_turn(self, events: list[Event], skip: bool = False) -> None:
-        """End the turn and start the next seat's (passing over one seat for a skip)."""
-        if skip:
-            if self._step(events):
-                return
-            events.append(Skipped(self.turn))
-        if self._step(events):
+        """End the turn and start the next seat's (passing over one seat for a skip).
+
+        A skipped seat plays no turn, so call windows stay open through the turn after it; a
+        seat that went out uncaught wins when its window closes or play comes back to it."""
+        if self._close_windows(events):
             return
+        self._move_on()
+        if skip:
+            events.append(Skipped(self.turn))
+            self._move_on()
         if self.out_seat == self.turn:
-            self._end_round(self.turn, self.out_finish, events)
+            self._end_round(self.turn, self._finish(self.turn, self.missed[self.turn][0]), events)
             return
         events.append(TurnStarted(self.turn))
 
-    def _step(self, events: list[Event]) -> bool:
-        """Pass the turn on and close the call windows ending here; True if that ended the round."""
+    def _close_windows(self, events: list[Event]) -> bool:
+        """Count the turn that ends now; a seat out of cards whose window closes wins the round
+        (True then)."""
         self.turn_no += 1
-        for seat, (_, closes) in list(self.missed.items()):
+        for seat, (word, closes) in list(self.missed.items()):
             if self.turn_no > closes:
                 del self.missed[seat]
                 if seat == self.out_seat:
-                    self._end_round(seat, self.out_finish, events)
+                    self._end_round(seat, self._finish(seat, word), events)
                     return True
+        return False
+
+    def _move_on(self) -> None:
         seat = self.turn
         while True:
             seat = (seat + self.direction) % self.seats
             if self.in_round[seat]:
                 break
         self.turn = seat
-        return False
 
     def _start_round(self, events: list[Event]) -> None:
         rules = self.ruleset
@@ -1017,7 +1026,6 @@ _PLAIN_FIELDS = (
     "chooser",
     "declared",
     "out_seat",
-    "out_finish",
     "reshuffles",
 )
 

@@ -80,7 +80,7 @@ class Ruleset:
     def text(self) -> str:
         """The preset and its options: ``Ruleset.parse(r.text) == r``."""
         return " ".join(
-            [self.preset, *(f"{name}={_format(value)}" for name, value in self.options)]
+            [self.preset, *(f"{name}={format_option_value(value)}" for name, value in self.options)]
         )
 
     def decks_for(self, seats: int) -> int:
@@ -114,17 +114,19 @@ class Ruleset:
         options: dict[str, object] = {}
         for pair in pairs:
             name, _, value = pair.partition("=")
-            options[name] = _parse_value(value)
+            options[name] = parse_option_value(value)
         return Ruleset.create(preset, options)
 
 
-def _format(value: object) -> str:
+def format_option_value(value: object) -> str:
+    """An option value as text: ``true``/``false`` for flags, digits for numbers."""
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
 
 
-def _parse_value(text: str) -> object:
+def parse_option_value(text: str) -> object:
+    """An option value from text, the inverse of :func:`format_option_value`."""
     if text in ("true", "false"):
         return text == "true"
     if text.lstrip("-").isdigit():
