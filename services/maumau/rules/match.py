@@ -498,7 +498,7 @@ class Match:
         if self.ruleset.calls != "last" or self.declared[seat] or self.phase == OVER:
             return False
         size = len(self.hands[seat])
-        return size == 1 or (size == 2 and seat == self.turn and self.phase == PLAYING)
+        return size == 1 or (size == 2 and seat == self.turn and self.phase in (PLAYING, DRAWN))
 
     def _check(self, seat: int, action: Action) -> None:
         """Raise the error that forbids ``action`` for ``seat`` now; return when it is legal."""
@@ -666,6 +666,8 @@ class Match:
             case Pass():
                 events.append(Passed(seat))
                 self.drawn, self.phase = None, PLAYING
+                if len(self.hands[seat]) > 1:  # a 'last' pressed before keeping the card lapses
+                    self.declared[seat] = False
                 self._next_turn(events)
             case Accept():
                 self._accept(seat, events)
@@ -740,6 +742,8 @@ class Match:
         self._next_turn(events)
 
     def _draw_turn(self, seat: int, events: list[Event]) -> None:
+        if self.pending_optional:  # the starter's effect was not taken up: it lapses
+            self.pending, self.pending_count, self.pending_optional, self.chain = "", 0, False, 0
         drawn = self._give(seat, 1, "draw", events)
         if drawn and self.ruleset.after_draw == "play_drawn" and self._playable(drawn[0]):
             self.drawn, self.phase = drawn[0], DRAWN
