@@ -173,3 +173,18 @@ def test_every_seat_is_dealt_a_full_hand_and_the_deal_is_told(preset, seats):
     assert [len(hand) for hand in match.hands] == [size] * seats
     dealt = {event.seat: event.cards for event in events if isinstance(event, Drew)}
     assert dealt == {seat: tuple(match.hands[seat]) for seat in range(seats)}
+
+
+@PROPERTY_SETTINGS
+@given(table=tables, seed=st.integers(0, 2**32))
+def test_a_silent_seat_always_has_a_legal_default_action(table, seed):
+    """The engine's turn timer plays ``default_action``: it must be legal in every position."""
+    ruleset, seats = table
+    match = Match.new(ruleset, seats, seed)
+    rng = random.Random(seed)
+    for _ in range(150):
+        if match.phase == "over":
+            break
+        seat = match.chooser if match.phase == "starter_suit" else match.turn
+        assert match.default_action(seat) in list(match.legal_actions(seat))
+        match.apply(*random_step(match, rng))

@@ -144,9 +144,14 @@ def start_metrics_server(port: int, host: str) -> WSGIServer:
     return http_server
 
 
-async def serve(server: ServiceServer) -> None:
+async def serve(
+    server: ServiceServer,
+    start: Callable[[], Awaitable[None]] | None = None,
+    stop: Callable[[], Awaitable[None]] | None = None,
+) -> None:
     """Run `server` and its metrics endpoint until SIGTERM or SIGINT, then shut down gracefully:
-    health NOT_SERVING first, in-flight calls finish within the grace period."""
+    health NOT_SERVING first, in-flight calls finish within the grace period. A service with
+    background work of its own passes `start` and `stop` that wrap the server's."""
     config = server.config
     metrics = start_metrics_server(config.metrics_port, config.host)
     loop = asyncio.get_running_loop()
@@ -154,7 +159,7 @@ async def serve(server: ServiceServer) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stopping.set)
     try:
-        await server.start()
+        await (start or server.start)()
         log.info(
             "%s listening on %s:%d, metrics on port %d",
             ", ".join(server.service_names) or "server",
@@ -165,7 +170,7 @@ async def serve(server: ServiceServer) -> None:
         await stopping.wait()
         log.info("shutting down: finishing in-flight calls for up to %s s", config.grace_seconds)
     finally:
-        await server.stop()
+        await (stop or server.stop)()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(signum)
         await asyncio.to_thread(metrics.shutdown)

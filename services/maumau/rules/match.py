@@ -417,6 +417,18 @@ class Match:
         self._do(seat, action, events)
         return events
 
+    def default_action(self, seat: int) -> Action:
+        """What a silent seat does when its turn timer runs out: take a pending penalty or skip,
+        keep a drawn card, or draw; where it may not draw (a card fits), its first fitting play;
+        for a starter to name, the first suit."""
+        legal = [a for a in self._legal(seat) if type(a) not in (Catch, Call)]
+        if not legal:
+            raise IllegalAction("not_your_turn", turn=self.turn)
+        for preferred in (ACCEPT, PASS, DRAW):
+            if preferred in legal:
+                return preferred
+        return legal[0]
+
     def after(self, seat: int, action: Action) -> tuple[Match, list[Event]]:
         """The match after ``action`` and the events it caused, leaving this match unchanged."""
         other = self.copy()

@@ -1,0 +1,1 @@
+"""The game-engine service: authoritative matches over gRPC, state in Redis."""

@@ -1,0 +1,38 @@
+"""``python -m maumau.engine``: one engine replica, configured from the environment.
+
+MAUMAU_ENGINE_HOST/PORT/METRICS_PORT/GRACE_SECONDS (see maumau.common.config), REDIS_URL (unset:
+an embedded redis-server in MAUMAU_DATA_DIR), MAUMAU_TOKEN_SECRET, MAUMAU_ENGINE_BOT_DELAY_MS
+(default 300), MAUMAU_ENGINE_RETENTION_SECONDS (finished matches, default 7 days).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+
+from maumau.common.config import RedisConfig, ServiceConfig, TokenConfig
+from maumau.common.redis_server import open_redis
+from maumau.common.server import serve
+from maumau.engine.app import EngineApp
+from maumau.engine.matches import EngineSettings
+
+
+def settings_from_env() -> EngineSettings:
+    return EngineSettings(
+        bot_delay_seconds=int(os.environ.get("MAUMAU_ENGINE_BOT_DELAY_MS", "300")) / 1000,
+        retention_seconds=int(os.environ.get("MAUMAU_ENGINE_RETENTION_SECONDS", str(7 * 86400))),
+    )
+
+
+async def main() -> None:
+    config = ServiceConfig.for_service("engine")
+    secret = TokenConfig.from_env().secret
+    async with open_redis(RedisConfig.from_env()) as client:
+        app = EngineApp(client, config, secret, settings_from_env())
+        await serve(app.server, app.start, app.stop)
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    asyncio.run(main())

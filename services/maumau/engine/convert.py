@@ -1,0 +1,167 @@
+"""Translation between the rules core's values and the protobuf messages of ``maumau.v1``."""
+
+from __future__ import annotations
+
+from maumau.rules import (
+    ACCEPT,
+    CHALLENGE,
+    DRAW,
+    PASS,
+    Action,
+    BadInput,
+    Call,
+    Card,
+    Catch,
+    NameSuit,
+    Play,
+    Ruleset,
+    View,
+    parse_action,
+)
+from maumau.rules import events as ev
+from maumau.rules.ruleset import format_option_value, parse_option_value
+from maumau.v1 import game_pb2 as pb
+
+_SIMPLE = {"draw": DRAW, "pass": PASS, "accept": ACCEPT, "challenge": CHALLENGE}
+
+
+def ruleset_from_pb(message: pb.Ruleset) -> Ruleset:
+    """The ruleset a client asked for; option values arrive as text, as in ``Ruleset.parse``."""
+    options = {name: parse_option_value(value) for name, value in message.options.items()}
+    return Ruleset.create(message.preset, options)
+
+
+def ruleset_to_pb(ruleset: Ruleset) -> pb.Ruleset:
+    options = {name: format_option_value(value) for name, value in ruleset.options}
+    return pb.Ruleset(preset=ruleset.preset, options=options)
+
+
+def action_from_pb(message: pb.Action) -> Action:
+    """The action a client sent, structured or as text; malformed input raises BadInput."""
+    kind = message.WhichOneof("kind")
+    if kind is None:
+        if not message.text:
+            raise BadInput("bad_action_text", text="")
+        return parse_action(message.text)
+    if kind == "play":
+        play = message.play
+        return Play(Card.parse(play.card), _suit(play.suit), play.call or None)
+    if kind in _SIMPLE:
+        return _SIMPLE[kind]
+    if kind == "catch_seat":
+        return Catch(message.catch_seat)
+    if kind == "call":
+        return parse_action(f"call:{message.call}")
+    return parse_action(f"suit:{message.name_suit}")
+
+
+def _suit(text: str) -> str | None:
+    if not text:
+        return None
+    return parse_action(f"suit:{text}").suit  # type: ignore[union-attr]
+
+
+def action_to_pb(action: Action) -> pb.Action:
+    match action:
+        case Play(card, suit, call):
+            return pb.Action(
+                play=pb.Play(card=card.text, suit=suit or "", call=call or ""), text=action.text
+            )
+        case Catch(seat):
+            return pb.Action(catch_seat=seat, text=action.text)
+        case Call(word):
+            return pb.Action(call=word, text=action.text)
+        case NameSuit(suit):
+            return pb.Action(name_suit=suit, text=action.text)
+    return pb.Action(**{action.text: pb.Empty()}, text=action.text)
+
+
+def event_to_pb(event: ev.Event) -> pb.Event:
+    """The stored (unredacted) form of a rules event."""
+    match event:
+        case ev.RoundStarted(round_no, dealer, starter, seats):
+            return pb.Event(
+                round_started=pb.RoundStarted(
+                    round=round_no, dealer=dealer, starter=starter.text, seats=seats
+                )
+            )
+        case ev.Drew(seat, count, reason, cards):
+            return pb.Event(
+                drew=pb.Drew(seat=seat, count=count, reason=reason, cards=[c.text for c in cards])
+            )
+        case ev.Played(seat, card, suit, call):
+            return pb.Event(
+                played=pb.Played(seat=seat, card=card.text, suit=suit or "", call=call or "")
+            )
+        case ev.SuitNamed(seat, suit):
+            return pb.Event(suit_named=pb.SuitNamed(seat=seat, suit=suit))
+        case ev.Called(seat, word):
+            return pb.Event(called=pb.Called(seat=seat, word=word))
+        case ev.Skipped(seat):
+            return pb.Event(skipped=pb.SeatOnly(seat=seat))
+        case ev.DirectionChanged(direction):
+            return pb.Event(direction_changed=direction)
+        case ev.Caught(by, seat, word):
+            return pb.Event(caught=pb.Caught(by=by, seat=seat, word=word))
+        case ev.Challenged(by, seat, bluff):
+            return pb.Event(challenged=pb.Challenged(by=by, seat=seat, bluff=bluff))
+        case ev.Passed(seat):
+            return pb.Event(passed=pb.SeatOnly(seat=seat))
+        case ev.Reshuffled(count):
+            return pb.Event(reshuffled=count)
+        case ev.TurnStarted(seat):
+            return pb.Event(turn_started=pb.SeatOnly(seat=seat))
+        case ev.RoundOver(round_no, winner, finish, points, totals):
+            return pb.Event(
+                round_over=pb.RoundOver(
+                    round=round_no, winner=winner, finish=finish, points=points, totals=totals
+                )
+            )
+        case ev.MatchOver(winners, totals, reason):
+            return pb.Event(match_over=pb.MatchOver(winners=winners, totals=totals, reason=reason))
+    raise TypeError(f"not an event: {event!r}")
+
+
+def redact_pb(event: pb.Event, viewer: int | None) -> pb.Event:
+    """``event`` as ``viewer`` may see it: only a seat's own drawn cards are shown to it."""
+    if event.WhichOneof("kind") == "drew" and event.drew.cards and event.drew.seat != viewer:
+        hidden = pb.Event()
+        hidden.CopyFrom(event)
+        del hidden.drew.cards[:]
+        return hidden
+    return event
+
+
+def view_to_pb(view: View, match_id: str, version: int, chooser: int) -> pb.View:
+    return pb.View(
+        match_id=match_id,
+        seat=-1 if view.seat is None else view.seat,
+        ruleset=view.ruleset,
+        round=view.round,
+        phase=view.phase,
+        turn=view.turn,
+        dealer=view.dealer,
+        hand=[c.text for c in view.hand],
+        hand_sizes=view.hand_sizes,
+        in_round=view.in_round,
+        top=view.top.text,
+        active_suit=view.active_suit,
+        wished=view.wished or "",
+        pending=view.pending,
+        pending_count=view.pending_count,
+        direction=view.direction,
+        draw_pile_size=view.draw_pile_size,
+        discard_size=view.discard_size,
+        drawn=view.drawn.text if view.drawn else "",
+        owing_call=view.owing_call,
+        declared_last=view.declared_last,
+        totals=view.totals,
+        round_wins=view.round_wins,
+        teams=view.teams,
+        legal=[action_to_pb(a) for a in view.legal],
+        outcome=pb.Outcome(winners=view.outcome.winners, reason=view.outcome.reason)
+        if view.outcome
+        else None,
+        version=version,
+        chooser=chooser,
+    )

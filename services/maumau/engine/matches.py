@@ -1,0 +1,320 @@
+"""Match life cycle on top of the store: create, seat, start, move, time out, finish.
+
+Every change is one optimistic transaction: read the record, state and version; compute the new
+ones with the rules core; commit them only if the version is unchanged (see ``store._COMMIT``);
+on a lost race read again and recompute. So two replicas never lose or double a move.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import grpc
+import prometheus_client
+
+from maumau.common.errors import ServiceError
+from maumau.engine import convert, fairness
+from maumau.engine.store import MatchRecord, MatchStore, Stored
+from maumau.rules import Action, Match, Ruleset
+from maumau.v1 import engine_pb2, game_pb2
+
+log = logging.getLogger(__name__)
+
+BOT_LEVELS = ("random", "heuristic", "strong")
+MAX_RETRIES = 50
+
+MOVES = prometheus_client.Counter("engine_moves_total", "Actions applied, by preset.", ["preset"])
+CAS_RETRIES = prometheus_client.Counter(
+    "engine_cas_retries_total", "Commits retried after another replica changed the match first."
+)
+TIMEOUTS = prometheus_client.Counter("engine_timeouts_total", "Turn timers that ran out.")
+MATCHES_STARTED = prometheus_client.Counter("engine_matches_started_total", "Matches dealt.")
+MATCHES_FINISHED = prometheus_client.Counter("engine_matches_finished_total", "Matches over.")
+MATCHES_ACTIVE = prometheus_client.Gauge(
+    "engine_matches_active", "Matches being played, as counted in Redis."
+)
+
+
+@dataclass
+class EngineSettings:
+    bot_delay_seconds: float = 0.3
+    retention_seconds: int = 7 * 24 * 3600
+    default_max_timeouts: int = 3
+
+
+@dataclass
+class Change:
+    """What one transaction writes: the new record and state, the events, the answer to keep."""
+
+    record: MatchRecord
+    state: bytes
+    events: list[game_pb2.Event] = field(default_factory=list)
+    answer: bytes = b""
+    request_key: str = ""
+    """Set by ``Matches.update``: the seat and request id the answer is kept under."""
+
+
+def due_seat(match: Match) -> int:
+    """The seat the match waits for."""
+    return match.chooser if match.phase == "starter_suit" else match.turn
+
+
+def info(
+    record: MatchRecord, version: int, outcome: game_pb2.Outcome | None = None
+) -> engine_pb2.MatchInfo:
+    """Public facts of a match; the server seed only once the match is over."""
+    ruleset = Ruleset.parse(record.ruleset)
+    return engine_pb2.MatchInfo(
+        match_id=record.match_id,
+        ruleset=convert.ruleset_to_pb(ruleset),
+        ruleset_text=record.ruleset,
+        seats=record.seats,
+        seat_info=seat_info(record),
+        status=record.status,
+        ranked=record.ranked,
+        turn_seconds=record.turn_seconds,
+        seed_commitment=record.seed_commitment,
+        server_seed=record.server_seed if record.status == "over" else "",
+        nonces=record.nonces if record.status != "lobby" else [],
+        version=version,
+        outcome=outcome,
+    )
+
+
+def seat_info(record: MatchRecord) -> list[game_pb2.SeatInfo]:
+    return [
+        game_pb2.SeatInfo(
+            seat=s,
+            player_id=record.players[s],
+            name=record.names[s],
+            bot_level=record.bots[s],
+            left=record.left[s],
+        )
+        for s in range(record.seats)
+    ]
+
+
+class Matches:
+    """The engine's operations on matches; the gRPC servicer and the timer loop call these."""
+
+    def __init__(self, store: MatchStore, settings: EngineSettings) -> None:
+        self.store = store
+        self.settings = settings
+
+    async def load(self, match_id: str) -> Stored:
+        stored = await self.store.load(match_id)
+        if stored is None:
+            raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no match {match_id!r}")
+        return stored
+
+    async def update(
+        self, match_id: str, change: Callable[[Stored], Change | None], request_key: str = ""
+    ) -> tuple[Stored, Change | None, bytes]:
+        """Apply ``change`` to the latest state, retrying lost races. Returns the state it was
+        computed from, the change (None: nothing to write) and the stored answer instead when
+        ``request_key`` was applied before (then nothing is computed or written)."""
+        for _ in range(MAX_RETRIES):
+            stored = await self.load(match_id)
+            if request_key:
+                earlier = await self.store.answer(match_id, request_key)
+                if earlier is not None:
+                    return stored, None, earlier
+            result = change(stored)
+            if result is None:
+                return stored, None, b""
+            result.request_key = request_key
+            over = result.record.status == "over"
+            await self._set_deadline_for(result.record, result.state, stored.version + 1)
+            committed = await self.store.commit(
+                match_id,
+                stored.version,
+                result.record,
+                result.state,
+                [event.SerializeToString() for event in result.events],
+                result.request_key,
+                result.answer,
+                self.settings.retention_seconds if over else 0,
+            )
+            if committed.status == "duplicate":
+                return stored, result, committed.answer
+            if committed.status == "ok":
+                if result.record.status != stored.record.status:
+                    await self.store.mark_active(match_id, result.record.status == "playing")
+                if over and stored.record.status != "over":
+                    MATCHES_FINISHED.inc()
+                    await self.finish(result.record, result.state)
+                return stored, result, b""
+            CAS_RETRIES.inc()
+        raise ServiceError(grpc.StatusCode.ABORTED, "the match is too busy; try again")
+
+    # ---------------------------------------------------------------- life cycle
+
+    async def create(self, record: MatchRecord, events: list[game_pb2.Event]) -> None:
+        committed = await self.store.commit(
+            record.match_id, None, record, b"", [e.SerializeToString() for e in events]
+        )
+        if committed.status != "ok":
+            raise ServiceError(grpc.StatusCode.ALREADY_EXISTS, f"match {record.match_id} exists")
+
+    def start_change(self, stored: Stored) -> Change:
+        """Deal the first round: the deal seed comes from the server seed and every nonce."""
+        record = stored.record
+        if record.status != "lobby":
+            raise ServiceError(grpc.StatusCode.FAILED_PRECONDITION, "the match has already started")
+        if record.free_seats():
+            raise ServiceError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"seats {record.free_seats()} are still free: fill them or make them bot seats",
+            )
+        record.deal_seed = fairness.deal_seed(record.server_seed, record.nonces)
+        match, events = Match.start(Ruleset.parse(record.ruleset), record.seats, record.deal_seed)
+        record.status = "playing"
+        record.turn_started_at = time.time()
+        started = game_pb2.Event(
+            match_started=game_pb2.MatchStarted(
+                seed_commitment=record.seed_commitment, nonces=record.nonces
+            )
+        )
+        MATCHES_STARTED.inc()
+        return Change(record, match.to_bytes(), [started, *map(convert.event_to_pb, events)])
+
+    def move(
+        self, stored: Stored, seat: int, action: Action, extra: list[game_pb2.Event] | None = None
+    ) -> tuple[Change, Match, list[game_pb2.Event]]:
+        """Apply one action of ``seat``; a rules error propagates and nothing is written."""
+        record = stored.record
+        if record.status != "playing":
+            raise ServiceError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "the match has not started yet"
+                if record.status == "lobby"
+                else "the match is over",
+            )
+        match = Match.from_bytes(stored.state)
+        waited_for = due_seat(match)
+        rules_events = match.apply(seat, action)
+        MOVES.labels(match.ruleset.preset).inc()
+        if due_seat(match) != waited_for or match.phase == "over":
+            record.turn_started_at = time.time()
+        events = [*(extra or []), *map(convert.event_to_pb, rules_events)]
+        if match.phase == "over":
+            record.status = "over"
+            events.append(
+                game_pb2.Event(
+                    seed_revealed=game_pb2.SeedRevealed(
+                        server_seed=record.server_seed, deal_seed=record.deal_seed
+                    )
+                )
+            )
+        return Change(record, match.to_bytes(), events), match, events
+
+    async def finish(self, record: MatchRecord, state: bytes) -> None:
+        """Hand the result to the rating service (again after a crash: it is idempotent)."""
+        match = Match.from_bytes(state)
+        await self.store.publish_result(
+            record.match_id, result_json(record, match), self.settings.retention_seconds
+        )
+        await self.store.clear_deadline(record.match_id)
+
+    # ---------------------------------------------------------------- deadlines
+
+    def next_deadline(self, record: MatchRecord, state: bytes) -> float | None:
+        """When the match next needs the engine itself: a bot to move, a turn timer, a result."""
+        if record.status == "over":
+            return time.time()
+        if record.status != "playing":
+            return None
+        match = Match.from_bytes(state)
+        if record.bots[due_seat(match)]:
+            return time.time() + self.settings.bot_delay_seconds
+        if record.turn_seconds:
+            return record.turn_started_at + record.turn_seconds
+        return None
+
+    async def _set_deadline_for(self, record: MatchRecord, state: bytes, version: int) -> None:
+        """Set before the commit, so a replica dying right after it leaves no match without its
+        deadline; a deadline set by a commit that then lost its race is merely checked early."""
+        due = self.next_deadline(record, state)
+        if due is not None:
+            await self.store.set_deadline(record.match_id, due)
+
+    async def handle_due(self, match_id: str) -> None:
+        """Act on a claimed deadline: publish a result, move a bot, or time out a silent seat."""
+        stored = await self.store.load(match_id)
+        if stored is None:
+            await self.store.clear_deadline(match_id)
+            return
+        if stored.record.status == "over":
+            await self.finish(stored.record, stored.state)
+            return
+        stored, change, _ = await self.update(match_id, self._due_change)
+        if change is None:
+            due = self.next_deadline(stored.record, stored.state)
+            if due is None:
+                await self.store.clear_deadline(match_id)
+            else:
+                await self.store.set_deadline(match_id, due)
+
+    def _due_change(self, stored: Stored) -> Change | None:
+        record = stored.record
+        if record.status != "playing":
+            return None
+        match = Match.from_bytes(stored.state)
+        seat = due_seat(match)
+        if record.bots[seat]:
+            action = bot_action(match, seat, record.bots[seat], stored.version)
+            return self.move(stored, seat, action)[0]
+        if not record.turn_seconds or time.time() < record.turn_started_at + record.turn_seconds:
+            return None
+        TIMEOUTS.inc()
+        extra = [game_pb2.Event(timed_out=game_pb2.SeatOnly(seat=seat))]
+        record.timeouts[seat] += 1
+        if record.timeouts[seat] >= record.max_timeouts:
+            record.bots[seat] = "random"
+            extra.append(game_pb2.Event(handed_to_bot=game_pb2.SeatOnly(seat=seat)))
+        return self.move(stored, seat, match.default_action(seat), extra)[0]
+
+
+def bot_action(match: Match, seat: int, level: str, version: int) -> Action:
+    """A bot's move. Until the bot service answers here, every level plays a random legal action
+    (seeded by the match version, so a retried deadline picks the same move)."""
+    rng = random.Random(f"{match.seed}/{version}/{seat}")
+    return rng.choice(list(match.legal_actions(seat)))
+
+
+def result_json(record: MatchRecord, match: Match) -> str:
+    """The finished match as the rating service reads it from the results stream."""
+    outcome = match.outcome
+    return json.dumps(
+        {
+            "match_id": record.match_id,
+            "ruleset": record.ruleset,
+            "preset": match.ruleset.preset,
+            "ranked": record.ranked,
+            "teams": match.ruleset.teams,
+            "seats": [
+                {
+                    "seat": s,
+                    "player_id": record.players[s],
+                    "bot_level": record.bots[s] if not record.players[s] else "",
+                    "left": record.left[s],
+                    "team": match.team_of(s)[0],
+                    "total": match.totals[s],
+                    "rounds_won": match.round_wins[s],
+                    "specials": match.specials[s],
+                    "winner": outcome is not None and s in outcome.winners,
+                }
+                for s in range(record.seats)
+            ],
+            "winners": list(outcome.winners) if outcome else [],
+            "reason": outcome.reason if outcome else "",
+            "rounds": match.round,
+            "finished_at": time.time(),
+        },
+        separators=(",", ":"),
+    )

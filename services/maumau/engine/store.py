@@ -1,0 +1,215 @@
+"""The engine's one Redis access layer: match records, atomic moves, event streams, deadlines.
+
+Every key of a match carries the hash tag ``{match_id}``, so a match lives in one Redis Cluster
+slot and the move script touches one slot only:
+
+- ``match:{id}``          hash: ``version``, ``meta`` (JSON :class:`MatchRecord`), ``state`` (bytes)
+- ``match:{id}:events``   stream of serialized ``maumau.v1.Event`` messages
+- ``match:{id}:requests`` hash: seat + request id -> the first answer (serialized ActResponse)
+- ``match:{id}:published`` set once the result went to the results stream
+
+Global keys: ``engine:deadlines`` (sorted set: match id -> due time), ``engine:results`` (stream
+read by the rating service), ``engine:active`` (set of matches being played),
+``player:{id}:matches`` (sorted set, newest last).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import redis.asyncio as redis
+
+DEADLINES = "engine:deadlines"
+RESULTS = "engine:results"
+ACTIVE = "engine:active"
+
+# Write the new state only if the version is unchanged, append the events, remember the answer.
+# KEYS: match hash, events stream, requests hash. ARGV: expected version ('' for a new match),
+# meta, state, request key ('' for none), answer, retention seconds ('0' keeps), then the events.
+_COMMIT = """
+if ARGV[4] ~= '' then
+  local previous = redis.call('HGET', KEYS[3], ARGV[4])
+  if previous then return {'duplicate', previous} end
+end
+local version = redis.call('HGET', KEYS[1], 'version')
+if (version or '') ~= ARGV[1] then return {'conflict', version or ''} end
+local next_version = (tonumber(version) or 0) + 1
+redis.call('HSET', KEYS[1], 'version', next_version, 'meta', ARGV[2], 'state', ARGV[3])
+local last = ''
+for i = 7, #ARGV do last = redis.call('XADD', KEYS[2], '*', 'e', ARGV[i]) end
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], ARGV[4], ARGV[5]) end
+if ARGV[6] ~= '0' then
+  for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[6]) end
+end
+return {'ok', tostring(next_version), last}
+"""
+
+# Claim due deadlines: push each one a lease into the future, so a replica that dies while
+# handling it leaves it to come due again. ARGV: now, lease seconds, how many.
+_CLAIM = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
+for _, member in ipairs(due) do
+  redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), member)
+end
+return due
+"""
+
+
+@dataclass
+class MatchRecord:
+    """Everything about a match besides the rules state: seats, players, timers, fairness."""
+
+    match_id: str
+    ruleset: str
+    seats: int
+    ranked: bool
+    turn_seconds: int
+    max_timeouts: int
+    auto_start: bool
+    seed_commitment: str
+    server_seed: str
+    players: list[str] = field(default_factory=list)
+    """Player id per seat, '' for a free or bot seat."""
+    names: list[str] = field(default_factory=list)
+    bots: list[str] = field(default_factory=list)
+    """Bot level per seat, '' for a human seat."""
+    nonces: list[str] = field(default_factory=list)
+    left: list[bool] = field(default_factory=list)
+    timeouts: list[int] = field(default_factory=list)
+    status: str = "lobby"
+    deal_seed: str = ""
+    turn_started_at: float = 0.0
+    created_at: float = 0.0
+
+    def free_seats(self) -> list[int]:
+        return [s for s in range(self.seats) if not self.players[s] and not self.bots[s]]
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> MatchRecord:
+        return cls(**json.loads(text))
+
+
+@dataclass
+class Stored:
+    record: MatchRecord
+    state: bytes
+    version: int
+
+
+@dataclass
+class Committed:
+    """The outcome of a commit: 'ok' (with the new version), 'conflict' or 'duplicate'."""
+
+    status: str
+    version: int = 0
+    answer: bytes = b""
+
+
+def match_key(match_id: str) -> str:
+    return f"match:{{{match_id}}}"
+
+
+class MatchStore:
+    """Reads and atomic writes of matches in Redis; every replica uses one of these."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.redis = client
+        self._commit = client.register_script(_COMMIT)
+        self._claim = client.register_script(_CLAIM)
+
+    async def load(self, match_id: str) -> Stored | None:
+        version, meta, state = await self.redis.hmget(
+            match_key(match_id), ["version", "meta", "state"]
+        )
+        if version is None:
+            return None
+        return Stored(MatchRecord.from_json(meta), state or b"", int(version))
+
+    async def answer(self, match_id: str, request_key: str) -> bytes | None:
+        """The stored answer to a request already applied, if any."""
+        answer: bytes | None = await self.redis.hget(f"{match_key(match_id)}:requests", request_key)
+        return answer
+
+    async def commit(
+        self,
+        match_id: str,
+        expected_version: int | None,
+        record: MatchRecord,
+        state: bytes,
+        events: list[bytes],
+        request_key: str = "",
+        answer: bytes = b"",
+        retention_seconds: int = 0,
+    ) -> Committed:
+        key = match_key(match_id)
+        reply: list[Any] = await self._commit(
+            keys=[key, f"{key}:events", f"{key}:requests"],
+            args=[
+                "" if expected_version is None else str(expected_version),
+                record.to_json(),
+                state,
+                request_key,
+                answer,
+                str(retention_seconds),
+                *events,
+            ],
+        )
+        status = reply[0].decode()
+        if status == "ok":
+            return Committed("ok", int(reply[1]))
+        if status == "duplicate":
+            return Committed("duplicate", answer=reply[1])
+        return Committed("conflict")
+
+    async def read_events(
+        self, match_id: str, after: str, block_ms: int | None, count: int = 100
+    ) -> list[tuple[str, bytes]]:
+        """Events after stream position ``after`` ('0' for all), waiting up to ``block_ms``."""
+        reply = await self.redis.xread(
+            {f"{match_key(match_id)}:events": after}, count=count, block=block_ms
+        )
+        if not reply:
+            return []
+        return [(entry_id.decode(), fields[b"e"]) for entry_id, fields in reply[0][1]]
+
+    async def set_deadline(self, match_id: str, due: float) -> None:
+        await self.redis.zadd(DEADLINES, {match_id: due})
+
+    async def clear_deadline(self, match_id: str) -> None:
+        await self.redis.zrem(DEADLINES, match_id)
+
+    async def claim_due(self, now: float, lease_seconds: float, limit: int) -> list[str]:
+        due: list[bytes] = await self._claim(keys=[DEADLINES], args=[now, lease_seconds, limit])
+        return [member.decode() for member in due]
+
+    async def publish_result(self, match_id: str, result: str, retention_seconds: int) -> None:
+        """Append a finished match's result for the rating service, once per match as far as
+        this store knows (the rating service is idempotent by match id for the rest)."""
+        marker = f"{match_key(match_id)}:published"
+        if await self.redis.exists(marker):
+            return
+        await self.redis.xadd(RESULTS, {"match_id": match_id, "result": result})
+        await self.redis.set(marker, 1, ex=retention_seconds or None)
+
+    async def mark_active(self, match_id: str, active: bool) -> None:
+        """Keep the set of matches being played, for the matches-active metric."""
+        if active:
+            await self.redis.sadd(ACTIVE, match_id)
+        else:
+            await self.redis.srem(ACTIVE, match_id)
+
+    async def count_active(self) -> int:
+        count: int = await self.redis.scard(ACTIVE)
+        return count
+
+    async def index_player(self, player_id: str, match_id: str, at: float) -> None:
+        await self.redis.zadd(f"player:{{{player_id}}}:matches", {match_id: at})
+
+    async def player_matches(self, player_id: str, limit: int) -> list[str]:
+        ids = await self.redis.zrevrange(f"player:{{{player_id}}}:matches", 0, limit - 1)
+        return [match_id.decode() for match_id in ids]

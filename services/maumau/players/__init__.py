@@ -1,0 +1,1 @@
+"""Players: registration with a display name, and the directory every service reads names from."""
