@@ -22,7 +22,7 @@ services/maumau/v1/%_pb2.py: protos/maumau/v1/%.proto $(STAMP)
 proto: $(GEN)
 
 run: $(STAMP) proto
-	$(PY) -m maumau.demo
+	$(PY) -m maumau.run
 
 test: $(STAMP) proto
 	$(PY) -m pytest -q

@@ -1,8 +1,9 @@
 """``make bench``: every benchmark of the platform, with ratios against references in the same run.
 
 Figures are written to ``bench/results.json`` (figure name -> number), merged with what other parts
-wrote before, so they can be tracked over time. ``python -m bench [seconds]`` sets the time per
-measurement (default 3).
+wrote before, so they can be tracked over time. ``python -m bench [seconds] [part ...]`` sets the
+time per measurement (default 3) and runs only the parts named (rules, references, engine; default
+all of them).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import sys
 from pathlib import Path
 
 from bench import references
+from bench.engine import bench_engine
 from bench.rules import plays_first, random_rounds
 
 RESULTS = Path(__file__).with_name("results.json")
@@ -81,8 +83,17 @@ def bench_references(seconds: float, figures: dict[str, float]) -> None:
 
 def main() -> None:
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 3.0
-    figures = bench_rules(seconds)
-    bench_references(seconds, figures)
+    parts = set(sys.argv[2:]) or {"rules", "references", "engine"}
+    unknown = parts - {"rules", "references", "engine"}
+    if unknown:
+        sys.exit(f"unknown part(s) {', '.join(sorted(unknown))}: use rules, references, engine")
+    figures: dict[str, float] = {}
+    if "rules" in parts or "references" in parts:
+        figures.update(bench_rules(seconds))
+    if "references" in parts:
+        bench_references(seconds, figures)
+    if "engine" in parts:
+        figures.update(bench_engine(seconds))
     record(figures)
     print(f"figures written to {RESULTS}")
 

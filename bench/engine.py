@@ -1,0 +1,485 @@
+"""The engine under load, measured against the ceiling of its own stack in the same run.
+
+- Ceiling: a bare ``grpc.aio`` unary handler (a generic handler, no protos) that runs one EVALSHA
+  per call on the same Redis: a Lua script writing a hash field and appending to a stream, the
+  least a move can cost on this stack (one gRPC call, one atomic Redis script).
+- Engine: ``python -m maumau.engine`` as it runs in production, and its Act with N concurrent
+  clients, each playing both seats of its own 2-seat match (classic, target 10000, so no match
+  ends within a measurement). A client mirrors its match with the rules core (the deal seed comes
+  from the server seed it chose and the empty nonces, as a fairness check does), so every call it
+  makes is an Act: a card if one fits, else draw, accept or pass, else the first legal action.
+- Memory: Redis ``used_memory`` before and after starting 200 four-seat matches, per match; then
+  what a move adds (40 moves in each of 50 of them), and the keys of one match at both points.
+
+Both servers run as processes of their own, the clients in this one, each client with a channel of
+its own; latency is client-side (call to answer). Ceiling and engine take turns in three slices
+per measurement, so both meet the same background load. Redis is a real redis-server with the
+append-only file on (``everysec``), as in production.
+
+``python -m bench.engine ceiling PORT REDIS_URL`` serves the ceiling (the benchmark starts it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+import redis.asyncio
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from maumau.common.redis_server import EmbeddedRedis, free_port
+from maumau.common.tokens import issue_service_token
+from maumau.engine import fairness
+from maumau.rules import Action, Draw, Match, Play, Ruleset
+from maumau.rules.actions import Accept, Pass
+from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2, players_pb2, players_pb2_grpc
+
+ROOT = Path(__file__).resolve().parent.parent
+SECRET = "bench-secret-" + "x" * 32
+SERVICE_TOKEN = issue_service_token(SECRET.encode(), "bench")
+CONCURRENCY = (16, 64)
+PRESET, OPTIONS = "classic", {"target": "10000"}
+MEMORY_MATCHES = 200
+MEMORY_PLAYED = 50
+MEMORY_MOVES = 40
+MEMORY_CLIENTS = 10
+WARMUP_SECONDS = 0.3
+SLICES = 3
+
+CEILING_SCRIPT = """
+redis.call('HSET', KEYS[1], 'state', ARGV[1])
+return redis.call('XADD', KEYS[2], '*', 'e', ARGV[1])
+"""
+CEILING_METHOD = "/bench.Ceiling/Move"
+
+
+# ------------------------------------------------------------------------------ ceiling server
+
+
+async def serve_ceiling(port: int, redis_url: str) -> None:
+    """One gRPC method: the request names a match; one EVALSHA writes it; the reply is the
+    stream entry id. Runs until SIGTERM."""
+    client = redis.asyncio.Redis.from_url(redis_url)
+    script = client.register_script(CEILING_SCRIPT)
+
+    async def move(request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
+        match = request.split(b":", 1)[0].decode()
+        entry: bytes = await script(
+            keys=[f"ceiling:{{{match}}}", f"ceiling:{{{match}}}:events"], args=[request]
+        )
+        return entry
+
+    handler = grpc.method_handlers_generic_handler(
+        "bench.Ceiling", {"Move": grpc.unary_unary_rpc_method_handler(move)}
+    )
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((handler,))
+    server.add_insecure_port(f"127.0.0.1:{port}")
+    await server.start()
+    stopping = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stopping.set)
+    await stopping.wait()
+    await server.stop(1)
+    await client.aclose()
+
+
+# ------------------------------------------------------------------------------ processes
+
+
+@contextlib.contextmanager
+def process(args: list[str], log: Path, env: dict[str, str] | None = None) -> Iterator[None]:
+    """A child process for the duration of the block; SIGTERM (then kill) at its end."""
+    with open(log, "wb") as out:
+        child = subprocess.Popen(
+            args, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out
+        )
+    try:
+        yield
+    finally:
+        child.terminate()
+        try:
+            child.wait(10)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
+async def until_ready(check: Callable[[], Awaitable[bool]], what: str, log: Path) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with contextlib.suppress(grpc.RpcError):
+            if await check():
+                return
+        await asyncio.sleep(0.1)
+    raise RuntimeError(f"{what} did not come up within 30 s; see {log}:\n{log.read_text()}")
+
+
+# ------------------------------------------------------------------------------ measuring
+
+
+class Worker:
+    """One client: ``ready`` (not timed) prepares the next call, ``move`` (timed) makes it."""
+
+    async def ready(self) -> None:
+        return None
+
+    async def move(self) -> None:
+        raise NotImplementedError
+
+
+async def measure(workers: list[Worker], seconds: float) -> list[float]:
+    """Every worker calls in a loop for a warm-up and then ``seconds``; returns the latencies of
+    the calls that ended within the measured window."""
+    start = time.perf_counter() + WARMUP_SECONDS
+    end = start + seconds
+    latencies: list[float] = []
+
+    async def loop(worker: Worker) -> None:
+        while True:
+            await worker.ready()
+            began = time.perf_counter()
+            if began >= end:
+                return
+            await worker.move()
+            done = time.perf_counter()
+            if start <= done <= end:
+                latencies.append(done - began)
+
+    await asyncio.gather(*(loop(worker) for worker in workers))
+    return latencies
+
+
+def summary(latencies: list[float], seconds: float) -> dict[str, float]:
+    ordered = sorted(latencies)
+    return {
+        "moves_per_s": len(ordered) / seconds,
+        "p50_ms": 1000 * percentile(ordered, 0.50),
+        "p99_ms": 1000 * percentile(ordered, 0.99),
+    }
+
+
+def percentile(ordered: list[float], q: float) -> float:
+    if not ordered:
+        return float("nan")
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+# ------------------------------------------------------------------------------ clients
+
+
+def auth(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+class CeilingWorker(Worker):
+    def __init__(self, channel: grpc.aio.Channel, name: str) -> None:
+        self.call = channel.unary_unary(CEILING_METHOD)
+        self.name = name
+        # As heavy on the wire as an Act: a bearer token of the same size and a request id.
+        self.metadata = auth("t" * 180)
+
+    async def move(self) -> None:
+        await self.call(f"{self.name}:{uuid.uuid4().hex}".encode(), metadata=self.metadata)
+
+
+def policy(actions: list[Action]) -> Action:
+    """A card if one fits, else draw, accept or pass, else the first legal action."""
+    for kind in (Play, Draw, Accept, Pass):
+        for action in actions:
+            if type(action) is kind:
+                return action
+    return actions[0]
+
+
+def due_seat(match: Match) -> int:
+    return match.chooser if match.phase == "starter_suit" else match.turn
+
+
+@dataclass
+class Table:
+    """A match whose every seat this client holds, mirrored with the rules core."""
+
+    match_id: str
+    seat_tokens: list[str]
+    mirror: Match
+    version: int
+
+
+@dataclass
+class EngineClient:
+    channel: grpc.aio.Channel
+    players: list[tuple[str, str]] = field(default_factory=list)
+    """(player id, player token) per seat it plays."""
+
+    @property
+    def engine(self) -> engine_pb2_grpc.EngineStub:
+        return engine_pb2_grpc.EngineStub(self.channel)
+
+    async def register(self, seats: int) -> None:
+        stub = players_pb2_grpc.PlayersStub(self.channel)
+        for seat in range(seats):
+            reply = await stub.Register(players_pb2.RegisterRequest(name=f"bench {seat}"))
+            self.players.append((reply.player_id, reply.player_token))
+
+    async def new_table(self, preset: str, options: dict[str, str]) -> Table:
+        """A started match with the client's players in every seat, created as matchmaking
+        does (with a service token, which may also choose the server seed)."""
+        seats = len(self.players)
+        server_seed = secrets.token_hex(32)
+        created = await self.engine.CreateMatch(
+            engine_pb2.CreateMatchRequest(
+                ruleset=game_pb2.Ruleset(preset=preset, options=options),
+                seats=seats,
+                server_seed=server_seed,
+                auto_start=True,
+                players=[
+                    engine_pb2.SeatedPlayer(seat=seat, player_id=player_id)
+                    for seat, (player_id, _) in enumerate(self.players)
+                ],
+            ),
+            metadata=auth(SERVICE_TOKEN),
+        )
+        match = created.match
+        assert match.status == "playing", match.status
+        deal_seed = fairness.deal_seed(server_seed, list(match.nonces) or [""] * seats)
+        mirror = Match.new(Ruleset.parse(match.ruleset_text), seats, deal_seed)
+        tokens = [created.seat_tokens[seat] for seat in range(seats)]
+        return Table(match.match_id, tokens, mirror, match.version)
+
+    async def act(self, table: Table) -> None:
+        """The seat the match waits for plays; the answer must agree with the mirror."""
+        seat = due_seat(table.mirror)
+        action = policy(list(table.mirror.legal_actions(seat)))
+        reply = await self.engine.Act(
+            engine_pb2.ActRequest(
+                request_id=uuid.uuid4().hex, action=game_pb2.Action(text=action.text)
+            ),
+            metadata=auth(table.seat_tokens[seat]),
+        )
+        table.mirror.apply(seat, action)
+        table.version += 1
+        if reply.version != table.version or len(reply.view.hand) != len(table.mirror.hands[seat]):
+            raise AssertionError(f"match {table.match_id}: the engine and the rules core disagree")
+
+
+class EngineWorker(Worker):
+    def __init__(self, client: EngineClient) -> None:
+        self.client = client
+        self.table: Table | None = None
+
+    async def ready(self) -> None:
+        if self.table is None or self.table.mirror.phase == "over":
+            self.table = await self.client.new_table(PRESET, OPTIONS)
+
+    async def move(self) -> None:
+        assert self.table is not None
+        await self.client.act(self.table)
+
+
+# ------------------------------------------------------------------------------ the run
+
+
+async def redis_memory(client: redis.asyncio.Redis) -> int:
+    info: dict[str, Any] = await client.info("memory")
+    return int(info["used_memory"])
+
+
+async def key_sizes(client: redis.asyncio.Redis, match_id: str) -> dict[str, int]:
+    """MEMORY USAGE of one match's keys: its hash, its event stream, its stored answers."""
+    key = f"match:{{{match_id}}}"
+    parts = {"hash": key, "events": f"{key}:events", "answers": f"{key}:requests"}
+    return {name: await client.memory_usage(k) or 0 for name, k in parts.items()}
+
+
+async def memory_per_match(address: str, client: redis.asyncio.Redis) -> dict[str, float]:
+    """used_memory per live 4-seat match (200 started), and what every move adds to it (40
+    moves in each of 50 of them)."""
+    channels = [grpc.aio.insecure_channel(address) for _ in range(MEMORY_CLIENTS)]
+    try:
+        clients = [EngineClient(channel) for channel in channels]
+        for engine_client in clients:
+            await engine_client.register(4)
+        per_client = MEMORY_MATCHES // MEMORY_CLIENTS
+
+        async def start(engine_client: EngineClient) -> list[Table]:
+            return [await engine_client.new_table("classic", {}) for _ in range(per_client)]
+
+        before = await redis_memory(client)
+        tables = await asyncio.gather(*(start(c) for c in clients))
+        started = await redis_memory(client)
+        sample = tables[0][0]
+        at_start = await key_sizes(client, sample.match_id)
+        played_tables = MEMORY_PLAYED // MEMORY_CLIENTS
+
+        async def play(engine_client: EngineClient, own: list[Table]) -> int:
+            moves = 0
+            for table in own[:played_tables]:
+                for _ in range(MEMORY_MOVES):
+                    if table.mirror.phase != "over":
+                        await engine_client.act(table)
+                        moves += 1
+            return moves
+
+        moves = sum(
+            await asyncio.gather(*(play(c, t) for c, t in zip(clients, tables, strict=True)))
+        )
+        played = await redis_memory(client)
+        after_moves = await key_sizes(client, sample.match_id)
+    finally:
+        for channel in channels:
+            await channel.close()
+    figures = {
+        "bytes_per_4seat_match": (started - before) / (per_client * MEMORY_CLIENTS),
+        "bytes_per_move": (played - started) / moves,
+    }
+    for name, size in at_start.items():
+        figures[f"sample_started.{name}_bytes"] = size
+    for name, size in after_moves.items():
+        figures[f"sample_after_{MEMORY_MOVES}_moves.{name}_bytes"] = size
+    return figures
+
+
+async def run(seconds: float, workdir: Path) -> dict[str, float]:
+    figures: dict[str, float] = {}
+    server = EmbeddedRedis(workdir / "redis")
+    server.start()
+    client = redis.asyncio.Redis.from_url(server.url)
+    ceiling_port, engine_port = free_port(), free_port()
+    engine_env = {
+        **os.environ,
+        "REDIS_URL": server.url,
+        "MAUMAU_TOKEN_SECRET": SECRET,
+        "MAUMAU_ENGINE_PORT": str(engine_port),
+        "MAUMAU_ENGINE_METRICS_PORT": str(free_port()),
+    }
+    ceiling_log, engine_log = workdir / "ceiling.log", workdir / "engine.log"
+    try:
+        with (
+            process(
+                [sys.executable, "-m", "bench.engine", "ceiling", str(ceiling_port), server.url],
+                ceiling_log,
+            ),
+            process([sys.executable, "-m", "maumau.engine"], engine_log, engine_env),
+        ):
+            ceiling_address = f"127.0.0.1:{ceiling_port}"
+            engine_address = f"127.0.0.1:{engine_port}"
+            await wait_for_servers(ceiling_address, ceiling_log, engine_address, engine_log)
+
+            memory = await memory_per_match(engine_address, client)
+            for name, value in memory.items():
+                figures[f"engine.redis.{name}"] = value
+            start = "sample_started"
+            after = f"sample_after_{MEMORY_MOVES}_moves"
+            print(
+                f"  Redis memory per live 4-seat match: {memory['bytes_per_4seat_match']:,.0f} B "
+                f"once started (goal <= 4096), then {memory['bytes_per_move']:,.0f} B per move\n"
+                f"    one match's keys started / after {MEMORY_MOVES} moves: "
+                + ", ".join(
+                    f"{name} {memory[f'{start}.{name}_bytes']:,.0f} / "
+                    f"{memory[f'{after}.{name}_bytes']:,.0f} B"
+                    for name in ("hash", "events", "answers")
+                )
+            )
+
+            for concurrency in CONCURRENCY:
+                ceiling, engine = await compare(
+                    ceiling_address, engine_address, concurrency, seconds
+                )
+                for name, value in ceiling.items():
+                    figures[f"ceiling.c{concurrency}.{name}"] = value
+                for name, value in engine.items():
+                    figures[f"engine.act.c{concurrency}.{name}"] = value
+                throughput = engine["moves_per_s"] / ceiling["moves_per_s"]
+                p99 = engine["p99_ms"] / ceiling["p99_ms"]
+                figures[f"ratio.engine_vs_ceiling.c{concurrency}.throughput"] = throughput
+                figures[f"ratio.engine_vs_ceiling.c{concurrency}.p99"] = p99
+                print(
+                    f"  concurrency {concurrency:2}: "
+                    f"ceiling {ceiling['moves_per_s']:7,.0f} moves/s "
+                    f"p50 {ceiling['p50_ms']:5.1f} ms p99 {ceiling['p99_ms']:5.1f} ms | "
+                    f"engine Act {engine['moves_per_s']:7,.0f} moves/s "
+                    f"p50 {engine['p50_ms']:5.1f} ms p99 {engine['p99_ms']:5.1f} ms | "
+                    f"throughput {throughput:.2f}x (goal >= 0.8), p99 {p99:.2f}x (goal <= 1.5)"
+                )
+    finally:
+        await client.aclose()
+        server.stop()
+    return figures
+
+
+async def wait_for_servers(
+    ceiling_address: str, ceiling_log: Path, engine_address: str, engine_log: Path
+) -> None:
+    async with grpc.aio.insecure_channel(ceiling_address) as channel:
+        call = channel.unary_unary(CEILING_METHOD)
+
+        async def ceiling_answers() -> bool:
+            await call(b"probe:0", timeout=1)
+            return True
+
+        await until_ready(ceiling_answers, "the ceiling server", ceiling_log)
+    async with grpc.aio.insecure_channel(engine_address) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+
+        async def engine_serving() -> bool:
+            reply = await health.Check(health_pb2.HealthCheckRequest(), timeout=1)
+            return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
+
+        await until_ready(engine_serving, "the engine", engine_log)
+
+
+async def compare(
+    ceiling_address: str, engine_address: str, concurrency: int, seconds: float
+) -> tuple[dict[str, float], dict[str, float]]:
+    """``concurrency`` clients of each server, each client with a channel of its own, calling as
+    fast as answers come. The two take turns in SLICES slices, so that both meet the same
+    background load of the machine."""
+    channels: list[grpc.aio.Channel] = []
+    try:
+        ceiling: list[Worker] = []
+        engine: list[Worker] = []
+        for i in range(concurrency):
+            channels.append(grpc.aio.insecure_channel(ceiling_address))
+            ceiling.append(CeilingWorker(channels[-1], f"c{concurrency}-{i}"))
+            channels.append(grpc.aio.insecure_channel(engine_address))
+            engine_client = EngineClient(channels[-1])
+            await engine_client.register(2)
+            worker = EngineWorker(engine_client)
+            await worker.ready()
+            engine.append(worker)
+        latencies: dict[str, list[float]] = {"ceiling": [], "engine": []}
+        for _ in range(SLICES):
+            latencies["ceiling"] += await measure(ceiling, seconds / SLICES)
+            latencies["engine"] += await measure(engine, seconds / SLICES)
+        return summary(latencies["ceiling"], seconds), summary(latencies["engine"], seconds)
+    finally:
+        for channel in channels:
+            await channel.close()
+
+
+def bench_engine(seconds: float) -> dict[str, float]:
+    """Every engine figure, printed and returned (``make bench`` records them)."""
+    print("engine over gRPC and Redis (servers in processes of their own):")
+    with tempfile.TemporaryDirectory(prefix="maumau-bench-") as workdir:
+        return asyncio.run(run(seconds, Path(workdir)))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "ceiling":
+        asyncio.run(serve_ceiling(int(sys.argv[2]), sys.argv[3]))
+    else:
+        figures = bench_engine(float(sys.argv[1]) if len(sys.argv) > 1 else 3.0)
+        print(figures)

