@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
+import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import grpc
+import redis.asyncio
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from maumau.common.tokens import issue_service_token
+from maumau.engine.store import MatchStore, Stored, match_key
+from maumau.rules import Match
 from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2, players_pb2, players_pb2_grpc
 
 
@@ -120,3 +128,266 @@ async def play_to_the_end(
         view = views[clients.index(mover)]
         await mover.act(match_id, pick(view, rng))
     raise AssertionError(f"match {match_id} did not end within {max_actions} actions")
+
+
+# ---------------------------------------------------------------- concurrency and failure tests
+
+T = TypeVar("T")
+
+
+async def twin(client: Client, address: str) -> Client:
+    """The same player (same tokens) over a channel of its own to another replica."""
+    return Client(
+        grpc.aio.insecure_channel(address),
+        client.player_id,
+        client.token,
+        dict(client.seat_tokens),
+        dict(client.seats),
+    )
+
+
+def due(view: game_pb2.View) -> int:
+    """The seat the match waits for."""
+    return view.chooser if view.phase == "starter_suit" else view.turn
+
+
+async def eventually(
+    probe: Callable[[], Awaitable[T | None]], timeout: float, what: str, interval: float = 0.02
+) -> T:
+    """Poll ``probe`` until it returns something other than None (or False), for at most
+    ``timeout`` seconds; the failure names ``what`` was awaited."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = await probe()
+        if result is not None and result is not False:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up after {timeout} s waiting for {what}")
+        await asyncio.sleep(interval)
+
+
+async def stored_events(client: redis.asyncio.Redis, match_id: str) -> list[tuple[str, bytes]]:
+    """Every event of the match's stream as stored: (stream id, serialized Event)."""
+    return await MatchStore(client).read_events(match_id, "0", None, count=1_000_000)
+
+
+async def stored_version(client: redis.asyncio.Redis, match_id: str) -> int:
+    stored = await MatchStore(client).load(match_id)
+    assert stored is not None, f"match {match_id} is not stored"
+    return stored.version
+
+
+def kinds(events: Iterable[game_pb2.Event]) -> list[str]:
+    return [str(event.WhichOneof("kind")) for event in events]
+
+
+async def health(address: str, service: str = "") -> int:
+    """The gRPC health status a replica reports (UNKNOWN when it does not answer)."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        try:
+            reply = await health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(service=service), timeout=1
+            )
+        except grpc.aio.AioRpcError:
+            return int(health_pb2.HealthCheckResponse.UNKNOWN)
+        return int(reply.status)
+
+
+async def follow(
+    address: str, token: str, match_id: str, timeout: float, after: str = ""
+) -> list[engine_pb2.MatchEvent]:
+    """Follow a match until its seed is revealed, reconnecting from the last event seen when the
+    stream breaks (a replica or Redis went away), as a real client does."""
+    seen: list[engine_pb2.MatchEvent] = []
+    deadline = time.monotonic() + timeout
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = engine_pb2_grpc.EngineStub(channel)
+        while time.monotonic() < deadline:
+            position = seen[-1].id if seen else after
+            try:
+                async for item in stub.Follow(
+                    engine_pb2.FollowRequest(match_id=match_id, after_event_id=position),
+                    metadata=auth(token),
+                    timeout=max(0.1, deadline - time.monotonic()),
+                ):
+                    seen.append(item)
+                    if item.event.WhichOneof("kind") == "seed_revealed":
+                        return seen
+            except grpc.aio.AioRpcError as error:
+                if error.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
+                    break
+                await asyncio.sleep(0.05)
+    raise AssertionError(f"the match was not over within {timeout} s; saw {len(seen)} events")
+
+
+async def play_until(
+    match_id: str,
+    clients: list[Client],
+    rng: random.Random,
+    stop: Callable[[game_pb2.View], bool],
+    timeout: float = 20.0,
+) -> list[engine_pb2.ActResponse]:
+    """Like play_to_the_end, but returns every acknowledged answer and stops as soon as ``stop``
+    holds for the first client's view (or the match is over); bot seats are waited for."""
+    answers: list[engine_pb2.ActResponse] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        views = [await client.view(match_id) for client in clients]
+        if views[0].phase == "over" or stop(views[0]):
+            return answers
+        mover = next((c for c, v in zip(clients, views, strict=True) if acting(v)), None)
+        if mover is None:
+            await asyncio.sleep(0.01)
+            continue
+        answers.append(await mover.act(match_id, pick(views[clients.index(mover)], rng)))
+    raise AssertionError(f"match {match_id}: condition not reached within {timeout} s")
+
+
+# ---------------------------------------------------------------- streams, stored state, tokens
+
+
+class Follower:
+    """One Follow stream as a client reads it: a task puts each event into a queue; ``cancel``
+    hangs up, as a client that loses its connection does. ``ended`` is set when the server ends
+    the stream, ``error`` holds the status it ended with, if any."""
+
+    def __init__(
+        self, channel: grpc.aio.Channel, token: str, match_id: str = "", after: str = ""
+    ) -> None:
+        self.queue: asyncio.Queue[engine_pb2.MatchEvent | None] = asyncio.Queue()
+        self.call = engine_pb2_grpc.EngineStub(channel).Follow(
+            engine_pb2.FollowRequest(match_id=match_id, after_event_id=after),
+            metadata=auth(token),
+        )
+        self.ended = False
+        self.error: grpc.aio.AioRpcError | None = None
+        self.task = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        try:
+            async for event in self.call:
+                await self.queue.put(event)
+            self.ended = True
+        except asyncio.CancelledError:
+            pass  # we hung up
+        except grpc.aio.AioRpcError as error:
+            self.error = error
+        finally:
+            await self.queue.put(None)
+
+    async def next(self, timeout: float = 5.0) -> engine_pb2.MatchEvent | None:
+        """The next event, or None once the stream is over."""
+        return await asyncio.wait_for(self.queue.get(), timeout)
+
+    async def take(self, count: int, timeout: float = 5.0) -> list[engine_pb2.MatchEvent]:
+        events = []
+        for _ in range(count):
+            event = await self.next(timeout)
+            assert event is not None, f"the stream ended after {len(events)} of {count} events"
+            events.append(event)
+        return events
+
+    async def rest(self, timeout: float = 10.0) -> list[engine_pb2.MatchEvent]:
+        """Every event until the server ends the stream."""
+        events = []
+        while (event := await self.next(timeout)) is not None:
+            events.append(event)
+        assert self.error is None, self.error
+        return events
+
+    async def cancel(self) -> None:
+        self.call.cancel()
+        await self.task
+
+
+async def cancel_all(followers: Iterable[Follower]) -> None:
+    for follower in followers:
+        await follower.cancel()
+
+
+async def stored_match(store: MatchStore, match_id: str) -> tuple[Stored, Match]:
+    """The true state of a match as Redis holds it."""
+    stored = await store.load(match_id)
+    assert stored is not None, f"no match {match_id} in Redis"
+    return stored, Match.from_bytes(stored.state)
+
+
+async def raw_events(store: MatchStore, match_id: str) -> list[tuple[str, game_pb2.Event]]:
+    """Every event of a match as stored (unredacted), with its stream id."""
+    entries = await store.redis.xrange(f"{match_key(match_id)}:events")
+    return [(entry_id.decode(), game_pb2.Event.FromString(f[b"e"])) for entry_id, f in entries]
+
+
+async def snapshot(store: MatchStore, match_id: str) -> tuple[object, ...]:
+    """Every byte Redis holds for a match: record, state and version, events, kept answers."""
+    key = match_key(match_id)
+    return (
+        await store.redis.hgetall(key),
+        await store.redis.xrange(f"{key}:events"),
+        await store.redis.hgetall(f"{key}:requests"),
+    )
+
+
+def service_token(secret: bytes) -> str:
+    return issue_service_token(secret, "tests")
+
+
+async def start_match(client: Client, match_id: str) -> engine_pb2.MatchInfo:
+    return await client.engine.StartMatch(
+        engine_pb2.StartMatchRequest(match_id=match_id), metadata=auth(client.token)
+    )
+
+
+async def seated_table(
+    address: str, preset: str, seats: int, options: dict[str, str] | None = None
+) -> tuple[list[Client], str]:
+    """``seats`` registered players seated at a new match of ``preset``, dealt."""
+    clients = await register_all(address, seats)
+    match = await clients[0].create(preset, seats, options=options or {})
+    for client in clients[1:]:
+        await client.join(match.match_id)
+    await start_match(clients[0], match.match_id)
+    return clients, match.match_id
+
+
+async def due_client(clients: list[Client], match_id: str) -> tuple[Client, game_pb2.View] | None:
+    """The client the match waits for and its view; None when a bot is due or it is over."""
+    for client in clients:
+        view = await client.view(match_id)
+        if acting(view):
+            return client, view
+    return None
+
+
+async def play_actions(match_id: str, clients: list[Client], rng: random.Random, count: int) -> int:
+    """Up to ``count`` actions by whichever seat is due; returns how many were taken."""
+    for taken in range(count):
+        found = await due_client(clients, match_id)
+        if found is None:
+            return taken
+        await found[0].act(match_id, pick(found[1], rng))
+    return count
+
+
+def assert_acknowledged_in_stream(
+    events: list[game_pb2.Event], answers: Iterable[engine_pb2.ActResponse]
+) -> None:
+    """Every acknowledged answer's events are in the stored stream exactly where its version
+    says: in version order, each answer's events as one unbroken run (redacted for the seat that
+    acted), none twice; moves nobody was acknowledged for (bots, timers) may lie in between."""
+    from maumau.engine.convert import redact_pb
+
+    answers = list(answers)
+    versions = [answer.version for answer in answers]
+    assert len(set(versions)) == len(versions), f"one version acknowledged twice: {versions}"
+    as_seen = {
+        seat: [redact_pb(event, seat) for event in events]
+        for seat in {answer.view.seat for answer in answers}
+    }
+    position = 0
+    for answer in sorted(answers, key=lambda a: a.version):
+        seen, want = as_seen[answer.view.seat], list(answer.events)
+        while position + len(want) <= len(seen) and seen[position : position + len(want)] != want:
+            position += 1
+        assert position + len(want) <= len(seen), f"version {answer.version} is not stored"
+        position += len(want)

@@ -26,6 +26,7 @@ from maumau.rules import (
     redact,
 )
 from maumau.rules.cards import DECKS
+from maumau.rules.determinize import determinize
 from maumau.rules.events import Drew
 
 TABLES = [
@@ -188,3 +189,25 @@ def test_a_silent_seat_always_has_a_legal_default_action(table, seed):
         seat = match.chooser if match.phase == "starter_suit" else match.turn
         assert match.default_action(seat) in list(match.legal_actions(seat))
         match.apply(*random_step(match, rng))
+
+
+@PROPERTY_SETTINGS
+@given(table=tables, seed=st.integers(0, 2**32), steps=st.integers(0, 120))
+def test_a_determinization_agrees_with_everything_the_seat_saw(table, seed, steps):
+    """Search samples hidden cards: the sampled world must match the seat's view exactly and
+    hold exactly the deck, so a bot never plans with a card it could know is elsewhere."""
+    ruleset, seats = table
+    match = Match.new(ruleset, seats, seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if match.phase == "over":
+            return
+        match.apply(*random_step(match, rng))
+    seat = match.chooser if match.phase == "starter_suit" else match.turn
+    view = match.view(seat)
+    world = determinize(view, random.Random(seed))
+    assert cards_in_play(world) == full_deck(match)
+    seen = world.view(seat)
+    for name in ("hand", "hand_sizes", "discard", "turn", "phase", "pending", "pending_count",
+                 "wished", "active_suit", "direction", "totals", "drawn", "legal"):  # fmt: skip
+        assert getattr(seen, name) == getattr(view, name), name

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from maumau.rules import (
     ACCEPT,
+    CALLS,
     CHALLENGE,
     DRAW,
     PASS,
@@ -13,16 +14,19 @@ from maumau.rules import (
     Card,
     Catch,
     NameSuit,
+    Outcome,
     Play,
     Ruleset,
     View,
     parse_action,
 )
 from maumau.rules import events as ev
+from maumau.rules.cards import COLOURS, FRENCH_SUITS
 from maumau.rules.ruleset import format_option_value, parse_option_value
 from maumau.v1 import game_pb2 as pb
 
 _SIMPLE = {"draw": DRAW, "pass": PASS, "accept": ACCEPT, "challenge": CHALLENGE}
+_SUITS = FRENCH_SUITS + COLOURS
 
 
 def ruleset_from_pb(message: pb.Ruleset) -> Ruleset:
@@ -45,20 +49,36 @@ def action_from_pb(message: pb.Action) -> Action:
         return parse_action(message.text)
     if kind == "play":
         play = message.play
-        return Play(Card.parse(play.card), _suit(play.suit), play.call or None)
+        return Play(Card.parse(play.card), _suit(play.suit) or None, _call(play.call) or None)
     if kind in _SIMPLE:
         return _SIMPLE[kind]
     if kind == "catch_seat":
         return Catch(message.catch_seat)
     if kind == "call":
-        return parse_action(f"call:{message.call}")
-    return parse_action(f"suit:{message.name_suit}")
+        word = _call(message.call)
+        if not word:
+            raise BadInput("bad_action_text", text="call:")
+        return Call(word)
+    suit = _suit(message.name_suit)
+    if not suit:
+        raise BadInput("bad_suit", text="", allowed=_SUITS)
+    return NameSuit(suit)
 
 
-def _suit(text: str) -> str | None:
-    if not text:
-        return None
-    return parse_action(f"suit:{text}").suit  # type: ignore[union-attr]
+def _suit(text: str) -> str:
+    """A suit or colour letter ('' for none); the match checks it fits its deck."""
+    letter = text.strip().upper()
+    if text and letter not in _SUITS:
+        raise BadInput("bad_suit", text=text, allowed=_SUITS)
+    return letter
+
+
+def _call(text: str) -> str:
+    """A call word ('' for none)."""
+    word = text.strip().lower()
+    if text and word not in CALLS:
+        raise BadInput("bad_action_text", text=f"call:{text}")
+    return word
 
 
 def action_to_pb(action: Action) -> pb.Action:
@@ -132,7 +152,7 @@ def redact_pb(event: pb.Event, viewer: int | None) -> pb.Event:
     return event
 
 
-def view_to_pb(view: View, match_id: str, version: int, chooser: int) -> pb.View:
+def view_to_pb(view: View, match_id: str, version: int) -> pb.View:
     return pb.View(
         match_id=match_id,
         seat=-1 if view.seat is None else view.seat,
@@ -140,11 +160,13 @@ def view_to_pb(view: View, match_id: str, version: int, chooser: int) -> pb.View
         round=view.round,
         phase=view.phase,
         turn=view.turn,
+        chooser=view.chooser,
         dealer=view.dealer,
         hand=[c.text for c in view.hand],
         hand_sizes=view.hand_sizes,
         in_round=view.in_round,
         top=view.top.text,
+        discard=[c.text for c in view.discard],
         active_suit=view.active_suit,
         wished=view.wished or "",
         pending=view.pending,
@@ -163,5 +185,39 @@ def view_to_pb(view: View, match_id: str, version: int, chooser: int) -> pb.View
         if view.outcome
         else None,
         version=version,
-        chooser=chooser,
+    )
+
+
+def view_from_pb(message: pb.View) -> View:
+    """The rules core's view from its message: what a bot receives; malformed cards or actions
+    raise BadInput."""
+    outcome = message.outcome if message.HasField("outcome") else None
+    return View(
+        seat=None if message.seat < 0 else message.seat,
+        ruleset=Ruleset.parse(message.ruleset).text if message.ruleset else "",
+        round=message.round,
+        phase=message.phase,
+        turn=message.turn,
+        chooser=message.chooser,
+        dealer=message.dealer,
+        hand=tuple(map(Card.parse, message.hand)),
+        hand_sizes=tuple(message.hand_sizes),
+        in_round=tuple(message.in_round),
+        top=Card.parse(message.top),
+        discard=tuple(map(Card.parse, message.discard)),
+        active_suit=message.active_suit,
+        wished=message.wished or None,
+        pending=message.pending,
+        pending_count=message.pending_count,
+        direction=message.direction,
+        draw_pile_size=message.draw_pile_size,
+        discard_size=message.discard_size,
+        drawn=Card.parse(message.drawn) if message.drawn else None,
+        owing_call=tuple(message.owing_call),
+        declared_last=tuple(message.declared_last),
+        totals=tuple(message.totals),
+        round_wins=tuple(message.round_wins),
+        teams=message.teams,
+        legal=tuple(map(action_from_pb, message.legal)),
+        outcome=Outcome(tuple(outcome.winners), outcome.reason) if outcome else None,
     )

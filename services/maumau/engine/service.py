@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -63,8 +64,11 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         token = bearer(context)
         try:
             return tokens.verify_player_token(self.secret, token)
-        except tokens.TokenError:
-            return tokens.verify_service_token(self.secret, token)
+        except tokens.TokenError as refused:
+            try:
+                return tokens.verify_service_token(self.secret, token)
+            except tokens.TokenError:
+                raise refused from None  # a player token is what a person is asked for
 
     def _seat_token(self, match_id: str, seat: int, player_id: str) -> str:
         return tokens.issue_seat_token(self.secret, match_id, seat, player_id)
@@ -88,6 +92,11 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             raise invalid("turn_seconds must be from 0 (no timer) to 3600")
         if request.max_timeouts < 0:
             raise invalid("max_timeouts must not be negative")
+        if request.server_seed and not isinstance(caller, tokens.ServiceClaims):
+            # Whoever knows the server seed reads every hand once the nonces are published.
+            raise permission_denied(
+                "only a platform service may choose the server seed; leave it empty"
+            )
         server_seed = request.server_seed or fairness.new_server_seed()
         record = MatchRecord(
             match_id=tokens.new_id(),
@@ -125,9 +134,9 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             await self.matches.store.index_player(player_id, record.match_id, record.created_at)
         version = 1
         if record.auto_start and not record.free_seats():
-            stored, _, _ = await self.matches.update(record.match_id, self.matches.start_change)
-            version = stored.version + 1
-            record = (await self.matches.load(record.match_id)).record
+            await self.matches.update(record.match_id, self.matches.start_change)
+            started = await self.matches.load(record.match_id)
+            record, version = started.record, started.version
         return engine_pb2.CreateMatchResponse(
             match=info(record, version),
             seat_tokens={
@@ -164,9 +173,13 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         def join(stored: Stored) -> Change | None:
             record = stored.record
             if player.player_id in record.players:
+                if record.left[record.players.index(player.player_id)]:
+                    raise precondition("you left this match for good; a bot plays your seat")
                 return None  # already seated: a fresh seat token below
             if record.status != "lobby":
                 raise precondition("the match has started; only its players can rejoin")
+            if request.seat >= record.seats:
+                raise invalid(f"there is no seat {request.seat} at this table of {record.seats}")
             free = record.free_seats()
             seat = request.seat if request.seat >= 0 else (free[:1] or [-1])[0]
             if seat not in free:
@@ -181,18 +194,13 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         record = change.record if change else stored.record
         version = stored.version + (1 if change else 0)
         seat = record.players.index(player.player_id)
-        await self.matches.store.index_player(player.player_id, record.match_id, time.time())
+        if change:  # a rejoin keeps the match's place in the player's list
+            await self.matches.store.index_player(player.player_id, record.match_id, time.time())
         if record.auto_start and record.status == "lobby" and not record.free_seats():
-            try:
-                stored, _, _ = await self.matches.update(
-                    request.match_id, self.matches.start_change
-                )
-                version, record = (
-                    stored.version + 1,
-                    (await self.matches.load(request.match_id)).record,
-                )
-            except ServiceError:
-                pass  # another replica started it a moment ago
+            with contextlib.suppress(ServiceError):  # another replica started it just now
+                await self.matches.update(request.match_id, self.matches.start_change)
+            started = await self.matches.load(request.match_id)
+            record, version = started.record, started.version
         return engine_pb2.JoinMatchResponse(
             match=info(record, version),
             seat=seat,
@@ -229,9 +237,10 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 version=stored.version + 1,
                 events=[convert.redact_pb(e, claims.seat) for e in events],
                 view=convert.view_to_pb(
-                    match.view(claims.seat), claims.match_id, stored.version + 1, match.chooser
+                    match.view(claims.seat), claims.match_id, stored.version + 1
                 ),
             )
+            answer.view.seats.extend(seat_info(change.record))
             change.answer = answer.SerializeToString()
             return change
 
@@ -248,51 +257,67 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             raise permission_denied("you left this match; a bot plays your seat now")
 
     async def GetView(self, request: engine_pb2.GetViewRequest, context: Context) -> game_pb2.View:
-        viewer, match_id = await self._viewer(context, request.match_id)
+        viewer, match_id, _ = await self._viewer(context, request.match_id)
         stored = await self.matches.load(match_id)
         if stored.record.status == "lobby":
             raise precondition("the match has not started yet: no cards are dealt")
         match = Match.from_bytes(stored.state)
-        view = convert.view_to_pb(match.view(viewer), match_id, stored.version, match.chooser)
+        view = convert.view_to_pb(match.view(viewer), match_id, stored.version)
         view.seats.extend(seat_info(stored.record))
         return view
 
-    async def _viewer(self, context: Context, match_id: str) -> tuple[int | None, str]:
-        """The seat a token may see (None: a spectator) and the match it is for."""
+    async def _viewer(self, context: Context, match_id: str) -> tuple[int | None, str, str]:
+        """The seat a token may see (None: a spectator), the match it is for and the player."""
         token = bearer(context)
         try:
             claims = tokens.verify_seat_token(self.secret, token)
         except tokens.TokenError:
-            tokens.verify_player_token(self.secret, token)
+            player = tokens.verify_player_token(self.secret, token)
             if not match_id:
                 raise invalid("match_id is required to spectate") from None
-            return None, match_id
+            return None, match_id, player.player_id
         if match_id and match_id != claims.match_id:
             raise permission_denied("this seat token is for another match")
         stored = await self.matches.load(claims.match_id)
         self._check_seat(stored.record, claims)
-        return claims.seat, claims.match_id
+        return claims.seat, claims.match_id, claims.player_id
 
     async def Follow(
         self, request: engine_pb2.FollowRequest, context: Context
     ) -> AsyncIterator[engine_pb2.MatchEvent]:
-        viewer, match_id = await self._viewer(context, request.match_id)
-        await self.matches.load(match_id)
+        seat, match_id, player_id = await self._viewer(context, request.match_id)
+        viewer = seat  # whose drawn cards this stream shows: the seat while the player holds it
+        # A finished match has all its events written: read them without waiting, then end.
+        over = (await self.matches.load(match_id)).record.status == "over"
         position = request.after_event_id or "0"
         if position != "0" and not _is_stream_id(position):
             raise invalid(f"after_event_id {position!r} is not an event id")
         FOLLOWERS.inc()
         try:
             while True:
-                entries = await self.matches.store.read_events(match_id, position, block_ms=5000)
+                entries = await self.matches.store.read_events(
+                    match_id, position, block_ms=None if over else 5000
+                )
                 for entry_id, data in entries:
                     event = game_pb2.Event.FromString(data)
                     position = entry_id
                     yield engine_pb2.MatchEvent(id=entry_id, event=convert.redact_pb(event, viewer))
-                    if event.WhichOneof("kind") == "seed_revealed":
+                    kind = event.WhichOneof("kind")
+                    if kind == "seed_revealed":
                         return
-                if not entries and await self.matches.store.load(match_id) is None:
+                    if kind == "left" and event.left.seat == seat:
+                        viewer = None  # a bot, or in the lobby another player, holds it now
+                    elif kind == "seat_joined" and event.seat_joined.seat == seat:
+                        viewer = seat if event.seat_joined.player_id == player_id else None
+                if entries:
+                    continue
+                if over:
+                    return  # e.g. resumed after the last event of a finished match
+                stored = await self.matches.store.load(match_id)
+                if stored is None:
                     return
+                # The final events are committed with the status: read once more, then end.
+                over = stored.record.status == "over"
         except asyncio.CancelledError:
             raise
         finally:
@@ -328,8 +353,8 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     async def GetMatch(
         self, request: engine_pb2.GetMatchRequest, context: Context
     ) -> engine_pb2.MatchInfo:
-        await self._viewer(context, request.match_id)
-        stored = await self.matches.load(request.match_id)
+        _, match_id, _ = await self._viewer(context, request.match_id)
+        stored = await self.matches.load(match_id)
         return self._info_with_outcome(stored)
 
     def _info_with_outcome(self, stored: Stored) -> engine_pb2.MatchInfo:

@@ -92,11 +92,15 @@ class View:
     round: int
     phase: str
     turn: int
+    chooser: int
+    """The seat naming the starter's suit, in phase 'starter_suit'."""
     dealer: int
     hand: tuple[Card, ...]
     hand_sizes: tuple[int, ...]
     in_round: tuple[bool, ...]
     top: Card
+    discard: tuple[Card, ...]
+    """The whole discard pile, top card last: every card in it was played in the open."""
     active_suit: str
     wished: str | None
     pending: str
@@ -361,11 +365,13 @@ class Match:
             round=self.round,
             phase=self.phase,
             turn=self.turn,
+            chooser=self.chooser,
             dealer=self.dealer,
             hand=tuple(self.hands[seat]) if seat is not None else (),
             hand_sizes=tuple(len(hand) for hand in self.hands),
             in_round=tuple(self.in_round),
             top=self.discard[-1],
+            discard=tuple(self.discard),
             active_suit=self.active_suit,
             wished=self.wished,
             pending="" if self.pending_optional else self.pending,

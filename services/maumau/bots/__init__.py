@@ -1,0 +1,1 @@
+"""The AI-opponent service: bots that fill seats and give hints."""
