@@ -2,18 +2,22 @@
 
 Figures are written to ``bench/results.json`` (figure name -> number), merged with what other parts
 wrote before, so they can be tracked over time. ``python -m bench [seconds] [part ...]`` sets the
-time per measurement (default 3) and runs only the parts named (rules, references, engine; default
-all of them).
+time per measurement (default 3) and runs only the parts named (rules, references, engine, bots,
+rating; default all of them). The bot league plays MAUMAU_BENCH_LEAGUE_ROUNDS rounds per
+matchup (default 100).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
 from bench import references
+from bench.bots import bench_bots
 from bench.engine import bench_engine
+from bench.rating import bench_rating
 from bench.rules import plays_first, random_rounds
 
 RESULTS = Path(__file__).with_name("results.json")
@@ -81,12 +85,15 @@ def bench_references(seconds: float, figures: dict[str, float]) -> None:
         print(f"  OpenSpiel skipped: {missing}")
 
 
+PARTS = ("rules", "references", "engine", "bots", "rating")
+
+
 def main() -> None:
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 3.0
-    parts = set(sys.argv[2:]) or {"rules", "references", "engine"}
-    unknown = parts - {"rules", "references", "engine"}
+    parts = set(sys.argv[2:]) or set(PARTS)
+    unknown = parts - set(PARTS)
     if unknown:
-        sys.exit(f"unknown part(s) {', '.join(sorted(unknown))}: use rules, references, engine")
+        sys.exit(f"unknown part(s) {', '.join(sorted(unknown))}: use {', '.join(PARTS)}")
     figures: dict[str, float] = {}
     if "rules" in parts or "references" in parts:
         figures.update(bench_rules(seconds))
@@ -94,6 +101,11 @@ def main() -> None:
         bench_references(seconds, figures)
     if "engine" in parts:
         figures.update(bench_engine(seconds))
+    if "bots" in parts:
+        rounds = int(os.environ.get("MAUMAU_BENCH_LEAGUE_ROUNDS", "100"))
+        figures.update(bench_bots(rounds, budget_seconds=0.2, max_worlds=40))
+    if "rating" in parts:
+        figures.update(bench_rating(seconds))
     record(figures)
     print(f"figures written to {RESULTS}")
 

@@ -15,6 +15,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from maumau.common.redis_server import free_port
+from maumau.run import SERVICES
 from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2, players_pb2, players_pb2_grpc
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self").exists(), reason="reads /proc")
@@ -61,6 +62,10 @@ def start_run(tmp_path: Path, port: int, metrics_port: int) -> subprocess.Popen[
         "MAUMAU_ENGINE_METRICS_PORT": str(metrics_port),
         "MAUMAU_DATA_DIR": str(tmp_path / "data"),
     }
+    for service in SERVICES:  # the others on free ports too, away from a running platform
+        if service.name != "engine":
+            env[f"MAUMAU_{service.name.upper()}_PORT"] = str(free_port())
+            env[f"MAUMAU_{service.name.upper()}_METRICS_PORT"] = str(free_port())
     env.pop("REDIS_URL", None)
     env.pop("MAUMAU_TOKEN_SECRET", None)
     with open(tmp_path / "out", "wb") as out, open(tmp_path / "err", "wb") as err:
@@ -92,7 +97,7 @@ def test_run_serves_the_engine_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> No
     try:
         wait_serving(address, process, tmp_path / "out")
         started = children(process.pid)
-        assert len(started) == 2  # redis-server and the engine
+        assert len(started) == 1 + len(SERVICES)  # redis-server and every service
 
         with grpc.insecure_channel(address) as channel:
             player = players_pb2_grpc.PlayersStub(channel).Register(

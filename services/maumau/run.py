@@ -57,11 +57,10 @@ class Service:
 
 
 SERVICES: tuple[Service, ...] = (
-    # Started in this order (a service after those it calls), stopped in reverse. To come:
-    #   Service("bots", "maumau.bots", ("maumau.v1.Bots",)),                  :50052, before engine
-    #   Service("matchmaking", "maumau.matchmaking", ("maumau.v1.Matchmaking",)),           :50053
-    #   Service("rating", "maumau.rating", ("maumau.v1.Rating",)),                          :50054
+    # Started in this order (a service after those it calls), stopped in reverse.
+    Service("bots", "maumau.bots", ("maumau.v1.Bots",)),
     Service("engine", "maumau.engine", ("maumau.v1.Engine", "maumau.v1.Players")),
+    Service("rating", "maumau.rating", ("maumau.v1.Rating",)),
 )
 
 

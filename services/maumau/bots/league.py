@@ -50,7 +50,12 @@ def wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float, 
 
 
 def play_league(
-    preset: str, levels: list[str], rounds: int, budget_seconds: float = 0.2, seed: int = 0
+    preset: str,
+    levels: list[str],
+    rounds: int,
+    budget_seconds: float = 0.2,
+    seed: int = 0,
+    max_worlds: int = 2000,
 ) -> LeagueResult:
     """Play ``rounds`` single rounds with one seat per entry of ``levels``."""
     ruleset = Ruleset.create(preset, ONE_ROUND.get(preset, {"target": 0}))
@@ -63,7 +68,7 @@ def play_league(
         while match.round == 1 and match.phase != "over":
             seat = next(s for s in range(seats) if _is_due(match, s))
             started = time.perf_counter()
-            action = decide(match.view(seat), seating[seat], rng, budget_seconds)
+            action = decide(match.view(seat), seating[seat], rng, budget_seconds, max_worlds)
             result.decision_seconds[seating[seat]].append(time.perf_counter() - started)
             match.apply(seat, action)
         winner = max(range(seats), key=lambda s: match.round_wins[s])
@@ -102,10 +107,13 @@ def main() -> None:
     )
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--budget-ms", type=int, default=200, help="thinking time of 'strong'")
+    parser.add_argument("--worlds", type=int, default=2000, help="sampled worlds at most")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     levels = args.levels.split(",")
-    result = play_league(args.preset, levels, args.rounds, args.budget_ms / 1000, args.seed)
+    result = play_league(
+        args.preset, levels, args.rounds, args.budget_ms / 1000, args.seed, args.worlds
+    )
     print(report(args.preset, result))
 
 

@@ -48,8 +48,15 @@ class Ranked:
     reason: str
 
 
-def decide(view: View, level: str, rng: random.Random, budget_seconds: float = 0.2) -> Action:
-    """The action a bot of ``level`` takes in ``view``."""
+def decide(
+    view: View,
+    level: str,
+    rng: random.Random,
+    budget_seconds: float = 0.2,
+    max_worlds: int = 2000,
+) -> Action:
+    """The action a bot of ``level`` takes in ``view``; ``strong`` thinks for ``budget_seconds``
+    or ``max_worlds`` sampled worlds, whichever ends first."""
     if not view.legal:
         raise ValueError(f"seat {view.seat} has nothing to do now")
     if level == "random":
@@ -57,7 +64,7 @@ def decide(view: View, level: str, rng: random.Random, budget_seconds: float = 0
     if level == "heuristic":
         return rank(view)[0].action
     if level == "strong":
-        return search(view, rng, budget_seconds)
+        return search(view, rng, budget_seconds, max_worlds)
     raise ValueError(f"no bot level {level!r}: choose one of {', '.join(LEVELS)}")
 
 

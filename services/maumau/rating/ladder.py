@@ -1,0 +1,293 @@
+"""The rating rules, pure: finished-match results, XP and levels, places, seasons, openskill.
+
+No Redis and no gRPC here: the store applies what these functions compute.
+
+>>> xp_earned(SeatResult(0, "ada", "", False, 0, 12, 2, 3, True))
+29
+>>> level_for(99), level_for(100), xp_for_level(3)
+(1, 2, 300)
+>>> season_of(1735689600.0)  # 2025-01-01 00:00 UTC
+'2025'
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, NamedTuple, TypeVar
+
+from openskill.models import PlackettLuce
+
+from maumau.rules.ruleset import PRESETS
+
+T = TypeVar("T")
+
+BOT_PREFIX = "bot:"
+"""A bot level rates as the pseudo-player ``bot:<level>`` (one rating per preset and season)."""
+
+XP_PLAYED = 8
+XP_WON = 14
+XP_ROUND_WON = 2
+XP_SPECIAL = 1
+"""The colour rule text's XP table, used for every preset: play a match 8, win it 14 (on top),
+win a round 2, each penalty card played 1 (a 7 in French decks, a draw-2 or draw-4 in colour)."""
+
+LEVEL_STEP = 100
+"""Level L starts at ``LEVEL_STEP * L * (L - 1) / 2`` XP: each level takes 100 XP more than the
+one before (level 2 at 100, level 3 at 300, level 4 at 600, level 10 at 4,500)."""
+
+MODEL = PlackettLuce()
+"""openskill's defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300 (sigma grows back a little
+before each match, so a rating never freezes)."""
+
+LOWER_IS_BETTER: Mapping[str, bool] = {"points": True, "ostfriesland": True}
+"""By the rules core's ``Ruleset.scoring``: penalty points ('points', 'ostfriesland') are better
+low; round wins ('wins') and collected points ('collect') are better high."""
+
+
+class Skill(NamedTuple):
+    """An openskill rating: the estimated skill ``mu`` and its uncertainty ``sigma``."""
+
+    mu: float
+    sigma: float
+
+    @property
+    def ordinal(self) -> float:
+        """The conservative rating the ladder sorts by: mu - 3 sigma."""
+        return self.mu - 3 * self.sigma
+
+    @property
+    def display(self) -> int:
+        """The number shown to people: 1000 + 40 * ordinal (a new player shows 1000).
+
+        >>> DEFAULT_SKILL.display, Skill(30.0, 4.0).display
+        (1000, 1720)
+        """
+        return round(1000 + 40 * self.ordinal)
+
+
+DEFAULT_SKILL = Skill(MODEL.mu, MODEL.sigma)
+
+
+def soften(skill: Skill) -> Skill:
+    """Where a new season starts from last season's rating: mu kept, sigma halfway back to a new
+    player's, so the ladder restarts lower and a good player climbs back fast.
+
+    >>> soften(Skill(30.0, 2.0)).sigma == 2.0 + (25 / 3 - 2.0) / 2
+    True
+    """
+    return Skill(skill.mu, skill.sigma + (DEFAULT_SKILL.sigma - skill.sigma) / 2)
+
+
+def xp_for_level(level: int) -> int:
+    """The XP at which ``level`` starts (level 1 at 0)."""
+    return LEVEL_STEP * level * (level - 1) // 2
+
+
+def level_for(xp: int) -> int:
+    """The level reached with ``xp``: the largest L with xp_for_level(L) <= xp."""
+    level = (1 + math.isqrt(1 + 8 * max(xp, 0) // LEVEL_STEP)) // 2
+    while xp_for_level(level + 1) <= xp:  # guard the integer square root's rounding
+        level += 1
+    return level
+
+
+def season_of(finished_at: float) -> str:
+    """A season is the calendar year (UTC) in which the match ended."""
+    return str(datetime.fromtimestamp(finished_at, UTC).year)
+
+
+def current_season() -> str:
+    return str(datetime.now(UTC).year)
+
+
+def rated_id_of(player_id: str, bot_level: str) -> str:
+    """Who a seat counts for: its player, or its bot level's pseudo-player ('' if neither)."""
+    return player_id or (BOT_PREFIX + bot_level if bot_level else "")
+
+
+class BadResult(ValueError):
+    """A results-stream entry that is not a finished match this service can apply."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatResult:
+    """One seat of a finished match, as the engine's ``result_json`` writes it."""
+
+    seat: int
+    player_id: str
+    """'' for a bot seat."""
+    bot_level: str
+    """The bot level of a seat no player held, else ''."""
+    left: bool
+    team: int
+    """The team's first seat in team play, else the seat itself."""
+    total: int
+    rounds_won: int
+    specials: int
+    """Penalty special cards played."""
+    winner: bool
+
+    rated_id: str = field(init=False)
+    """Who this seat counts for: the player, or the bot level's pseudo-player ('' if neither)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rated_id", rated_id_of(self.player_id, self.bot_level))
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A finished match from the engine's results stream."""
+
+    match_id: str
+    ruleset: str
+    preset: str
+    ranked: bool
+    teams: bool
+    seats: tuple[SeatResult, ...]
+    winners: tuple[int, ...]
+    reason: str
+    rounds: int
+    finished_at: float
+    text: str
+    """The result's JSON as the engine published it."""
+
+    @property
+    def season(self) -> str:
+        return season_of(self.finished_at)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Result:
+        """Parse one ``result`` field; BadResult says what is wrong with it."""
+        try:
+            text = text.decode() if isinstance(text, bytes) else text
+            data = json.loads(text)
+        except ValueError as error:
+            raise BadResult(f"result is not JSON: {error}") from None
+        if not isinstance(data, dict):
+            raise BadResult("result is not a JSON object")
+        seats = _field(data, "seats", list)
+        result = cls(
+            match_id=_field(data, "match_id", str),
+            ruleset=_field(data, "ruleset", str),
+            preset=_field(data, "preset", str),
+            ranked=_field(data, "ranked", bool),
+            teams=_field(data, "teams", bool),
+            seats=tuple(_seat(seat) for seat in seats),
+            winners=tuple(_field(data, "winners", list)),
+            reason=_field(data, "reason", str),
+            rounds=_field(data, "rounds", int),
+            finished_at=float(_field(data, "finished_at", (int, float))),
+            text=text,
+        )
+        if not result.match_id:
+            raise BadResult("result has an empty match_id")
+        if result.preset not in PRESETS:
+            raise BadResult(f"result {result.match_id} has an unknown preset {result.preset!r}")
+        if not 1 <= len(result.seats) <= 8:
+            raise BadResult(f"result {result.match_id} has {len(result.seats)} seats")
+        return result
+
+
+def _seat(data: object) -> SeatResult:
+    if not isinstance(data, dict):
+        raise BadResult("a seat of the result is not a JSON object")
+    return SeatResult(
+        seat=_field(data, "seat", int),
+        player_id=_field(data, "player_id", str),
+        bot_level=_field(data, "bot_level", str),
+        left=_field(data, "left", bool),
+        team=_field(data, "team", int),
+        total=_field(data, "total", int),
+        rounds_won=_field(data, "rounds_won", int),
+        specials=_field(data, "specials", int),
+        winner=_field(data, "winner", bool),
+    )
+
+
+def _field(data: dict[str, Any], key: str, kind: type[T] | tuple[type, ...]) -> T:
+    value = data.get(key)
+    # bool is an int in Python, but not a number of the result.
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise BadResult(f"result field {key!r} is missing or of the wrong type: {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def xp_earned(seat: SeatResult) -> int:
+    """XP for one seat of a match: nothing for a seat that left (or a bot)."""
+    if seat.left or not seat.player_id:
+        return 0
+    return (
+        XP_PLAYED
+        + XP_WON * seat.winner
+        + XP_ROUND_WON * seat.rounds_won
+        + XP_SPECIAL * seat.specials
+    )
+
+
+def side_of(result: Result, seat: SeatResult) -> int:
+    """The seats that share a place: a team in team play (its first seat), else one seat."""
+    return seat.team if result.teams else seat.seat
+
+
+def places(result: Result) -> list[int]:
+    """Each seat's 1-based place (equal results share one): winners first, then by match total
+    (the better end by the preset's scoring), and a side with a seat that left ranks last.
+
+    >>> seat = lambda s, total, won: SeatResult(s, f"p{s}", "", False, s, total, 0, 0, won)
+    >>> seats = (seat(0, 40, False), seat(1, 12, True), seat(2, 40, False))
+    >>> places(Result("m", "classic", "classic", True, False, seats, (1,), "target", 9, 0.0, ""))
+    [2, 1, 2]
+    """
+    sign = 1 if LOWER_IS_BETTER.get(PRESETS[result.preset].scoring, False) else -1
+    keys: dict[int, tuple[bool, bool, int]] = {}
+    for seat in result.seats:
+        side = side_of(result, seat)
+        left, lost, total = keys.get(side, (False, True, 0))
+        keys[side] = (left or seat.left, lost and not seat.winner, total + sign * seat.total)
+    ordered = sorted(keys.values())
+    return [ordered.index(keys[side_of(result, seat)]) + 1 for seat in result.seats]
+
+
+def rate(result: Result, priors: Mapping[str, Skill], place: Sequence[int]) -> dict[str, Skill]:
+    """New ratings of everyone rated in a ranked ``result``, from ``priors`` (by rated id) and
+    each seat's ``place`` (from :func:`places`).
+
+    A rated id at several seats (two bots of one level) is rated for each seat: its mu moves by
+    the sum of the seats' changes and its sigma by the product of their factors.
+    """
+    sides: dict[int, list[SeatResult]] = {}
+    for seat in result.seats:
+        if seat.rated_id:
+            sides.setdefault(side_of(result, seat), []).append(seat)
+    if len(sides) < 2:
+        return {}
+    teams = [[MODEL.rating(*priors[seat.rated_id]) for seat in side] for side in sides.values()]
+    ranks: list[float] = [place[side[0].seat] for side in sides.values()]
+    rated: dict[str, list[Any]] = {}
+    for side, team in zip(sides.values(), MODEL.rate(teams, ranks=ranks), strict=True):
+        for seat, rating in zip(side, team, strict=True):
+            rated.setdefault(seat.rated_id, []).append(rating)
+    return {rated_id: _combined(priors[rated_id], ratings) for rated_id, ratings in rated.items()}
+
+
+def _combined(prior: Skill, ratings: list[Any]) -> Skill:
+    if len(ratings) == 1:
+        return Skill(ratings[0].mu, ratings[0].sigma)
+    mu, sigma = prior
+    for rating in ratings:
+        mu += rating.mu - prior.mu
+        sigma *= rating.sigma / prior.sigma
+    return Skill(mu, sigma)
+
+
+def by_rated_id(result: Result) -> dict[str, list[SeatResult]]:
+    """The seats of everyone rated in ``result``, in order of first appearance."""
+    seats: dict[str, list[SeatResult]] = {}
+    for seat in result.seats:
+        if seat.rated_id:
+            seats.setdefault(seat.rated_id, []).append(seat)
+    return seats

@@ -1,0 +1,393 @@
+"""The rating service's one Redis access layer: applying matches exactly once, and reading back.
+
+Every key shares one hash tag (``{rating}`` by default), so the script that applies a batch of
+matches touches a single Redis Cluster slot: the leaderboards are global sorted sets anyway, and
+the write rate is that of finished matches, which one slot carries easily.
+
+- ``{rating}:player:<id>:<preset>``  JSON per player (or bot level, ``bot:<level>``) and preset:
+  XP and match counts, and each season's rating (see :class:`PresetState`)
+- ``{rating}:ladder:<preset>:<season>``  sorted set: rated id -> ordinal (mu - 3 sigma)
+- ``{rating}:history:<id>``  sorted set: match id -> finished_at (the latest HISTORY_KEPT; the
+  oldest are trimmed once twice as many piled up)
+- ``{rating}:match:<id>``    ``"<seq> <record>"``: the order in which matches were applied and
+  the match's record (JSON, see :func:`apply_result`); its existence marks the match applied
+- ``{rating}:seq``           counter of applied matches
+
+Applying a batch: read which matches are applied and the players' states of the presets played,
+compute the new states in Python (openskill), then one Lua script writes everything only if none
+of the matches was applied meanwhile and every state is still the one read (compare and set: a
+state only ever changes by growing counts, so it never returns to an earlier value); otherwise
+read again and recompute. So a match counts once however often it is delivered, and two replicas
+applying matches of the same player lose no update.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis.asyncio as redis
+
+from maumau.rating.ladder import (
+    BOT_PREFIX,
+    DEFAULT_SKILL,
+    Result,
+    Skill,
+    by_rated_id,
+    places,
+    rate,
+    soften,
+    xp_earned,
+)
+from maumau.rules.ruleset import PRESETS
+
+HISTORY_KEPT = 100
+"""Matches kept in each player's history."""
+
+# KEYS: the seq counter, the M match keys, the P player keys, then keys named by index in ARGV[1].
+# ARGV[1]: JSON {"matches": M, "players": P, "sorted": [[key, [score, member, ...], trim], ...]};
+# ARGV[2]: history entries kept; then M match records, the P player states as read ('' for none)
+# and the P new player states. Scores travel as strings: Lua numbers would lose digits.
+_APPLY = """
+local p = cjson.decode(ARGV[1])
+local m, n, keep = p.matches, p.players, tonumber(ARGV[2])
+if redis.call('EXISTS', unpack(KEYS, 2, m + 1)) > 0 then return 'conflict' end
+for i = 1, n do
+  if (redis.call('GET', KEYS[1 + m + i]) or '') ~= ARGV[2 + m + i] then return 'conflict' end
+end
+local seq = redis.call('INCRBY', KEYS[1], m) - m
+local writes = {}
+for i = 1, m do
+  writes[2 * i - 1], writes[2 * i] = KEYS[1 + i], (seq + i) .. ' ' .. ARGV[2 + i]
+end
+for i = 1, n do
+  writes[2 * (m + i) - 1], writes[2 * (m + i)] = KEYS[1 + m + i], ARGV[2 + m + n + i]
+end
+redis.call('MSET', unpack(writes))
+for _, z in ipairs(p.sorted) do
+  redis.call('ZADD', KEYS[z[1]], unpack(z[2]))
+  if z[3] and redis.call('ZCARD', KEYS[z[1]]) >= 2 * keep then
+    redis.call('ZREMRANGEBYRANK', KEYS[z[1]], 0, -(keep + 1))
+  end
+end
+return 'ok'
+"""
+
+
+@dataclass(frozen=True)
+class SeasonRating:
+    preset: str
+    season: str
+    skill: Skill
+    played: int
+    """Ranked matches of this preset in this season."""
+    won: int
+
+
+class PresetState:
+    """What is kept about one rated id in one preset, as stored (JSON)::
+
+        {"xp": 38, "played": 3, "won": 1, "left": 1,
+         "seasons": {"2025": [mu, sigma, ranked matches played, won]}}
+
+    ``read`` is the text it was read from ('' for none): the commit compares against it.
+    """
+
+    def __init__(self, text: bytes | str | None = None) -> None:
+        self.read = text.decode() if isinstance(text, bytes) else text or ""
+        self.data: dict[str, Any] = (
+            json.loads(self.read)
+            if self.read
+            else {"xp": 0, "played": 0, "won": 0, "left": 0, "seasons": {}}
+        )
+
+    def count(self, name: str) -> int:
+        """``xp``, ``played``, ``won`` or ``left``."""
+        return int(self.data[name])
+
+    def skill(self, season: str) -> Skill | None:
+        rating = self.data["seasons"].get(season)
+        return None if rating is None else Skill(rating[0], rating[1])
+
+    def prior(self, season: str) -> Skill:
+        """The rating a ranked match of ``season`` starts from: this season's, else the latest
+        earlier season's softened, else a new player's."""
+        seasons = self.data["seasons"]
+        if season in seasons:
+            return Skill(*seasons[season][:2])
+        earlier = [s for s in seasons if s < season]
+        return soften(Skill(*seasons[max(earlier)][:2])) if earlier else DEFAULT_SKILL
+
+    def ratings(self, preset: str) -> Iterator[SeasonRating]:
+        for season, (mu, sigma, played, won) in self.data["seasons"].items():
+            yield SeasonRating(preset, season, Skill(mu, sigma), played, won)
+
+    def add_match(self, xp: int, won: bool, left: bool, season: str, rated: Skill | None) -> None:
+        """Count one match (and its new rating, for a ranked one)."""
+        data = self.data
+        data["xp"] += xp
+        data["played"] += 1
+        data["won"] += won
+        data["left"] += left
+        if rated is not None:
+            _, _, played, wins = data["seasons"].get(season, (0, 0, 0, 0))
+            data["seasons"][season] = [rated.mu, rated.sigma, played + 1, wins + won]
+
+    def dumps(self) -> str:
+        return _dumps(self.data)
+
+
+def skill_json(skill: Skill | None) -> list[float] | None:
+    return None if skill is None else [skill.mu, skill.sigma]
+
+
+def apply_result(result: Result, players: dict[str, PresetState]) -> str:
+    """Apply one match to the in-memory states of its ``players`` in its preset (by rated id)
+    and return the match's stored record, JSON: ``result`` (as the engine published it), the
+    ``season`` it counted for, and per seat its ``places``, ``xp``, and rating ``before`` and
+    ``after`` (``[mu, sigma]``, null in an unranked match)."""
+    place = places(result)
+    season = result.season
+    seats = by_rated_id(result)
+    before: dict[str, Skill] = {}
+    after: dict[str, Skill] = {}
+    if result.ranked:
+        before = {rated_id: players[rated_id].prior(season) for rated_id in seats}
+        after = rate(result, before, place)
+    for rated_id, own in seats.items():
+        players[rated_id].add_match(
+            xp=sum(xp_earned(seat) for seat in own),
+            won=any(seat.winner and not seat.left for seat in own),
+            left=any(seat.left for seat in own),
+            season=season,
+            rated=after.get(rated_id),
+        )
+    rating = {
+        "season": season,
+        "places": place,
+        "xp": [xp_earned(seat) for seat in result.seats],
+        "before": [skill_json(before.get(seat.rated_id)) for seat in result.seats],
+        "after": [skill_json(after.get(seat.rated_id)) for seat in result.seats],
+    }
+    # The result's own text goes in as it came: cheaper than encoding it again.
+    return f'{{"result":{result.text},{_dumps(rating)[1:]}'
+
+
+@dataclass
+class Applied:
+    """What one apply() did: matches applied now, matches skipped as already applied (or
+    repeated within the batch), and how many times a concurrent change forced a recompute."""
+
+    applied: list[str] = field(default_factory=list)
+    duplicates: list[str] = field(default_factory=list)
+    conflicts: int = 0
+
+
+@dataclass
+class LadderRow:
+    rated_id: str
+    rank: int
+    rating: SeasonRating
+
+
+@dataclass
+class Player:
+    """Everything kept about one rated id: its state per preset played."""
+
+    presets: dict[str, PresetState]
+
+    def count(self, name: str) -> int:
+        """``xp``, ``played``, ``won`` or ``left``, over every preset."""
+        return sum(state.count(name) for state in self.presets.values())
+
+    def ratings(self) -> list[SeasonRating]:
+        return [r for preset, state in self.presets.items() for r in state.ratings(preset)]
+
+
+class RatingStore:
+    """Reads and atomic writes of ratings in Redis; every replica uses one of these."""
+
+    def __init__(self, client: redis.Redis, tag: str = "rating") -> None:
+        self.redis = client
+        self.prefix = f"{{{tag}}}"
+        self._apply = client.register_script(_APPLY)
+
+    # ---------------------------------------------------------------- keys
+
+    def state_key(self, rated_id: str, preset: str) -> str:
+        return f"{self.prefix}:player:{rated_id}:{preset}"
+
+    def ladder_key(self, preset: str, season: str) -> str:
+        return f"{self.prefix}:ladder:{preset}:{season}"
+
+    def history_key(self, rated_id: str) -> str:
+        return f"{self.prefix}:history:{rated_id}"
+
+    def match_key(self, match_id: str) -> str:
+        return f"{self.prefix}:match:{match_id}"
+
+    @property
+    def seq_key(self) -> str:
+        return f"{self.prefix}:seq"
+
+    # ---------------------------------------------------------------- applying
+
+    async def apply(self, results: Sequence[Result]) -> Applied:
+        """Apply each match of ``results`` that is not applied yet, in order, in one atomic
+        step; a concurrent change to a player or match involved makes it read and try again."""
+        outcome = Applied()
+        unique: dict[str, Result] = {}
+        for result in results:
+            if result.match_id in unique:
+                outcome.duplicates.append(result.match_id)
+            else:
+                unique[result.match_id] = result
+        while True:
+            fresh, states = await self._read(list(unique.values()))
+            if fresh and not await self._commit(fresh, states):
+                outcome.conflicts += 1
+                continue
+            applied = {result.match_id for result in fresh}
+            outcome.applied = [match_id for match_id in unique if match_id in applied]
+            outcome.duplicates += [match_id for match_id in unique if match_id not in applied]
+            return outcome
+
+    async def _read(
+        self, results: list[Result]
+    ) -> tuple[list[Result], dict[tuple[str, str], PresetState]]:
+        """The results not applied yet, and the states (by preset and rated id) of everyone
+        rated in ``results``."""
+        wanted = list(
+            dict.fromkeys((r.preset, rated_id) for r in results for rated_id in by_rated_id(r))
+        )
+        if not results:
+            return [], {}
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.mget([self.match_key(result.match_id) for result in results])
+            if wanted:  # MGET of no key is an error
+                pipe.mget([self.state_key(rated_id, preset) for preset, rated_id in wanted])
+            applied, *found = await pipe.execute()
+        states = found[0] if found else []
+        fresh = [result for result, seen in zip(results, applied, strict=True) if not seen]
+        return fresh, {key: PresetState(state) for key, state in zip(wanted, states, strict=True)}
+
+    async def _commit(
+        self, fresh: list[Result], states: dict[tuple[str, str], PresetState]
+    ) -> bool:
+        by_preset: dict[str, dict[str, PresetState]] = {}
+        for (preset, rated_id), state in states.items():
+            by_preset.setdefault(preset, {})[rated_id] = state
+        records = [apply_result(result, by_preset.get(result.preset, {})) for result in fresh]
+        changed = {
+            (r.preset, rated_id): states[(r.preset, rated_id)]
+            for r in fresh
+            for rated_id in by_rated_id(r)
+        }
+        history: dict[str, list[str]] = {}
+        ladders: dict[tuple[str, str], dict[str, None]] = {}
+        for result in fresh:
+            for rated_id in by_rated_id(result):
+                history.setdefault(rated_id, []).extend((repr(result.finished_at), result.match_id))
+                if result.ranked:
+                    ladders.setdefault((result.preset, result.season), {})[rated_id] = None
+
+        keys = [
+            self.seq_key,
+            *(self.match_key(result.match_id) for result in fresh),
+            *(self.state_key(rated_id, preset) for preset, rated_id in changed),
+        ]
+        scores = []
+        for rated_id, entries in history.items():
+            keys.append(self.history_key(rated_id))
+            scores.append([len(keys), entries, True])  # Lua counts from 1
+        for (preset, season), rated in ladders.items():
+            entries = []
+            for rated_id in rated:
+                skill = states[(preset, rated_id)].skill(season)
+                assert skill is not None
+                entries += [repr(skill.ordinal), rated_id]
+            keys.append(self.ladder_key(preset, season))
+            scores.append([len(keys), entries, False])
+        payload = {"matches": len(fresh), "players": len(changed), "sorted": scores}
+        status = await self._apply(
+            keys=keys,
+            args=[
+                _dumps(payload),
+                HISTORY_KEPT,
+                *records,
+                *(state.read for state in changed.values()),
+                *(state.dumps() for state in changed.values()),
+            ],
+        )
+        return bool(status == b"ok")
+
+    # ---------------------------------------------------------------- reading
+
+    async def player(self, rated_id: str) -> Player | None:
+        """Everything kept about ``rated_id``, or None if no match of theirs was applied."""
+        states = await self.redis.mget([self.state_key(rated_id, preset) for preset in PRESETS])
+        presets = {
+            preset: PresetState(state)
+            for preset, state in zip(PRESETS, states, strict=True)
+            if state
+        }
+        return Player(presets) if presets else None
+
+    async def ranks(self, rated_id: str, ladders: Iterable[tuple[str, str]]) -> list[int | None]:
+        """The 1-based rank of ``rated_id`` on each (preset, season) ladder, None if not on it."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for preset, season in ladders:
+                pipe.zrevrank(self.ladder_key(preset, season), rated_id)
+            replies = await pipe.execute()
+        return [None if rank is None else rank + 1 for rank in replies]
+
+    async def ladder_size(self, preset: str, season: str) -> int:
+        size: int = await self.redis.zcard(self.ladder_key(preset, season))
+        return size
+
+    async def ladder(self, preset: str, season: str, start: int, count: int) -> list[LadderRow]:
+        """``count`` rows of the ladder from 0-based place ``start``, best first."""
+        if count <= 0:
+            return []
+        members = await self.redis.zrevrange(
+            self.ladder_key(preset, season), start, start + count - 1
+        )
+        rated = [member.decode() for member in members]
+        if not rated:
+            return []
+        states = await self.redis.mget([self.state_key(rated_id, preset) for rated_id in rated])
+        rows = []
+        for place, (rated_id, state) in enumerate(zip(rated, states, strict=True), start + 1):
+            mu, sigma, played, won = PresetState(state).data["seasons"][season]
+            rating = SeasonRating(preset, season, Skill(mu, sigma), played, won)
+            rows.append(LadderRow(rated_id, place, rating))
+        return rows
+
+    async def history(self, rated_id: str, start: int, count: int) -> tuple[int, list[Any]]:
+        """How many matches are kept for ``rated_id``, and the records of ``count`` of them from
+        0-based position ``start``, newest first."""
+        key = self.history_key(rated_id)
+        total = min(await self.redis.zcard(key), HISTORY_KEPT)
+        count = min(count, total - start)
+        if count <= 0:
+            return total, []
+        match_ids = await self.redis.zrevrange(key, start, start + count - 1)
+        records = await self.redis.mget([self.match_key(m.decode()) for m in match_ids])
+        return total, [json.loads(record.partition(b" ")[2]) for record in records if record]
+
+    async def applied_order(self) -> list[str]:
+        """Every applied match id in the order it was applied (for tests and audits)."""
+        order: list[tuple[int, str]] = []
+        async for key in self.redis.scan_iter(match=self.match_key("*"), count=1000):
+            seq = (await self.redis.get(key)).partition(b" ")[0]
+            order.append((int(seq), key.decode().removeprefix(self.match_key(""))))
+        return [match_id for _, match_id in sorted(order)]
+
+
+def is_bot(rated_id: str) -> bool:
+    return rated_id.startswith(BOT_PREFIX)
+
+
+_dumps = json.JSONEncoder(separators=(",", ":")).encode

@@ -1,0 +1,59 @@
+"""Rating stores, consumers and replicas over the shared real redis-server, each test with a key
+tag and a results stream of its own."""
+
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+import redis.asyncio
+
+from maumau.common.config import ServiceConfig
+from maumau.common.redis_server import EmbeddedRedis
+from maumau.rating.app import RatingApp, RatingSettings
+from maumau.rating.consumer import ResultsConsumer
+from maumau.rating.store import RatingStore
+
+
+@pytest.fixture
+async def client(redis_server: EmbeddedRedis) -> AsyncIterator[redis.asyncio.Redis]:
+    connection = redis.asyncio.Redis.from_url(redis_server.url)
+    yield connection
+    await connection.aclose()
+
+
+@pytest.fixture
+def tag() -> str:
+    """The hash tag of this test's rating keys."""
+    return f"rating-test-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def stream(tag: str) -> str:
+    """This test's results stream, in place of engine:results."""
+    return f"{tag}:results"
+
+
+@pytest.fixture
+def store(client: redis.asyncio.Redis, tag: str) -> RatingStore:
+    return RatingStore(client, tag)
+
+
+def consumer(
+    client: redis.asyncio.Redis, store: RatingStore, stream: str, name: str, **options: object
+) -> ResultsConsumer:
+    """A consumer of ``stream`` that polls briskly, as a test wants."""
+    options = {"batch": 50, "block_seconds": 0.05, **options}
+    return ResultsConsumer(client, store, consumer=name, stream=stream, **options)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+async def rating(redis_server: EmbeddedRedis, tag: str, stream: str) -> AsyncIterator[RatingApp]:
+    """One rating replica on 127.0.0.1:0 consuming this test's stream."""
+    config = ServiceConfig(host="127.0.0.1", port=0, metrics_port=0, health_interval_seconds=0.2)
+    settings = RatingSettings(consumer="replica-1", stream=stream, tag=tag, block_seconds=0.05)
+    connection = redis.asyncio.Redis.from_url(redis_server.url)
+    app = RatingApp(connection, config, settings)
+    await app.start()
+    yield app
+    await app.stop(0)
+    await connection.aclose()
