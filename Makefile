@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 PROTOS := $(wildcard protos/maumau/v1/*.proto)
 GEN    := $(patsubst protos/%.proto,services/%_pb2.py,$(PROTOS))
 
-.PHONY: run test bench lint proto clean
+.PHONY: run play test bench lint proto clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,9 @@ proto: $(GEN)
 
 run: $(STAMP) proto
 	$(PY) -m maumau.run
+
+play: $(STAMP) proto
+	$(VENV)/bin/maumau play $(ARGS)
 
 test: $(STAMP) proto
 	$(PY) -m pytest -q

@@ -27,8 +27,9 @@ async def test_decide_answers_a_legal_action_for_the_view(bots, level):
         match = position("colour", 3, seed, steps=5 + seed)
         seat = match.chooser if match.phase == "starter_suit" else match.turn
         reply = await bots.Decide(
-            bots_pb2.DecideRequest(view=view_to_pb(match.view(seat), "m", 1), level=level,
-                                   budget_ms=20)  # fmt: skip
+            bots_pb2.DecideRequest(
+                view=view_to_pb(match.view(seat), "m", 1), level=level, budget_ms=20
+            )
         )
         assert action_from_pb(reply.action) in list(match.legal_actions(seat))
 
@@ -63,4 +64,3 @@ async def test_a_malformed_view_is_invalid_argument(bots):
         await bots.Decide(bots_pb2.DecideRequest(view=view, level="random"))
     assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "'ZZ' is not a card" in refused.value.details()
-

@@ -74,6 +74,7 @@ class ServiceServer:
         self._probe = probe
         self._serving: bool | None = None
         self._watcher: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
 
     async def start(self) -> None:
         """Probe Redis once, so the first health answer is true, then start serving calls."""
@@ -84,17 +85,20 @@ class ServiceServer:
     async def stop(self, grace: float | None = None) -> None:
         """Say NOT_SERVING for good, then let in-flight calls finish within `grace` seconds
         (default: the configured grace period) and cancel what is left."""
+        self._stopping.set()
         await self.health.enter_graceful_shutdown()
         if self._watcher is not None:
-            self._watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._watcher
+            # The watcher ends at its next look at _stopping; it is not cancelled, because
+            # Python 3.11's wait_for can swallow a cancellation that meets a finishing probe.
+            await self._watcher
         await self.server.stop(self.config.grace_seconds if grace is None else grace)
 
     async def _watch(self) -> None:
-        while True:
-            await asyncio.sleep(self.config.health_interval_seconds)
-            await self._check()
+        while not self._stopping.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), self.config.health_interval_seconds)
+            if not self._stopping.is_set():
+                await self._check()
 
     async def _check(self) -> None:
         try:

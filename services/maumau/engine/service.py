@@ -46,6 +46,10 @@ def precondition(message: str) -> ServiceError:
     return ServiceError(grpc.StatusCode.FAILED_PRECONDITION, message)
 
 
+FOLLOW_BLOCK_MS = 2000
+"""How long one read of a match's stream waits: well under the Redis client's socket timeout."""
+
+
 class EngineService(engine_pb2_grpc.EngineServicer):
     def __init__(self, matches: Matches, secret: bytes, players: PlayerDirectory) -> None:
         self.matches = matches
@@ -296,7 +300,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         try:
             while True:
                 entries = await self.matches.store.read_events(
-                    match_id, position, block_ms=None if over else 5000
+                    match_id, position, block_ms=None if over else FOLLOW_BLOCK_MS
                 )
                 for entry_id, data in entries:
                     event = game_pb2.Event.FromString(data)

@@ -1,0 +1,82 @@
+"""maumau_sdk: play Mau-Mau on the platform from asyncio Python.
+
+Connect, register, open a match against bots and play it to the end::
+
+    import asyncio
+    import random
+
+    from maumau_sdk import Platform
+
+    async def main() -> None:
+        async with Platform.connect("127.0.0.1:50051") as platform:
+            player = await platform.register("Ada")
+            seat = await player.create_match("classic", 4, bots=["random"] * 3,
+                                             options={"target": 0})
+            async for view in seat.turns():          # each time the match waits for you
+                await seat.act(random.choice(view.legal))
+            print((await seat.info()).outcome)
+
+    asyncio.run(main())
+
+The pieces:
+
+- :class:`Platform` (``Platform.connect(address)``) -> :meth:`Platform.register` -> :class:`Player`
+- :meth:`Player.create_match` / :meth:`Player.join` -> :class:`Seat` (keeps the seat token)
+- :meth:`Seat.view` -> :class:`View`; :meth:`Seat.act` -> :class:`ActResult` (request ids and safe
+  retries are automatic); ``async for event in seat.events()`` (resumes after reconnects)
+- :class:`MauMauError`: ``status``, ``code``, ``params`` and ``message(lang)`` in English or German
+- :func:`verify_match`: check the revealed seed and replay every deal and draw you saw
+"""
+
+from maumau.rules import Action, Card, Play
+from maumau_sdk.client import (
+    DEFAULT_ADDRESS,
+    EventStream,
+    Platform,
+    Player,
+    RetryPolicy,
+    Seat,
+    Spectator,
+)
+from maumau_sdk.errors import MauMauError
+from maumau_sdk.fairness import FairnessReport, verify_match
+from maumau_sdk.values import (
+    ActionLike,
+    ActResult,
+    Event,
+    MatchInfo,
+    Outcome,
+    SeatInfo,
+    View,
+    action_from_pb,
+    action_to_pb,
+    event_from_pb,
+    to_action,
+)
+
+__all__ = [
+    "DEFAULT_ADDRESS",
+    "ActResult",
+    "Action",
+    "ActionLike",
+    "Card",
+    "Event",
+    "EventStream",
+    "FairnessReport",
+    "MatchInfo",
+    "MauMauError",
+    "Outcome",
+    "Platform",
+    "Play",
+    "Player",
+    "RetryPolicy",
+    "Seat",
+    "SeatInfo",
+    "Spectator",
+    "View",
+    "action_from_pb",
+    "action_to_pb",
+    "event_from_pb",
+    "to_action",
+    "verify_match",
+]

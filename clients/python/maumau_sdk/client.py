@@ -1,0 +1,674 @@
+"""The asyncio client: :class:`Platform` -> :class:`Player` -> :class:`Seat`.
+
+A whole match against three bots, playing the first legal action each turn::
+
+    import asyncio
+    from maumau_sdk import Platform
+
+    async def main() -> None:
+        async with Platform.connect("127.0.0.1:50051") as platform:
+            player = await platform.register("Ada")
+            seat = await player.create_match("classic", 4, bots={1: "random", 2: "random",
+                                             3: "random"}, options={"target": 0})
+            async for view in seat.turns():
+                await seat.act(view.legal[0])
+            print((await seat.info()).outcome)
+
+    asyncio.run(main())
+
+Calls that are safe to repeat (reading a view, joining, acting with its request id) are retried
+when the platform is briefly unreachable; a refused call raises :class:`MauMauError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+import uuid
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import grpc
+
+from maumau.rules import BadInput
+from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2, players_pb2, players_pb2_grpc
+from maumau_sdk.errors import RETRYABLE, MauMauError
+from maumau_sdk.values import (
+    ActionLike,
+    ActResult,
+    Event,
+    MatchInfo,
+    SeatInfo,
+    View,
+    action_to_pb,
+)
+
+DEFAULT_ADDRESS = "127.0.0.1:50051"
+CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
+    # Reconnect soon after a replica restarts: gRPC's own backoff grows to two minutes.
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 3000),
+)
+HEALTHY_SECONDS = 1.0
+"""An event stream that lived this long before it broke counts as healthy: its failure starts a
+new series of resumption attempts."""
+T = TypeVar("T")
+
+RESUMABLE = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.CANCELLED,  # cancelled by the server side, e.g. a replica shutting down
+        grpc.StatusCode.INTERNAL,  # a connection reset mid-stream
+        grpc.StatusCode.ABORTED,
+        grpc.StatusCode.UNKNOWN,  # an unexpected server fault, e.g. a Redis read timing out
+    }
+)
+"""Statuses that end an event stream without ending the match: reading events changes nothing,
+so the stream is resumed (within ``RetryPolicy.resume_within`` of failing calls)."""
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how patiently calls are repeated when the platform is unreachable."""
+
+    attempts: int = 6
+    """Tries of one safe call (the first included) before its error is raised."""
+    first_delay: float = 0.05
+    max_delay: float = 2.0
+    resume_within: float = 30.0
+    """Seconds an event stream keeps trying to resume before it raises."""
+
+    def delay(self, attempt: int) -> float:
+        """The pause before retry number ``attempt`` (0-based), doubling up to ``max_delay``."""
+        return float(min(self.max_delay, self.first_delay * 2**attempt))
+
+
+def _stubs(channel: grpc.aio.Channel) -> tuple[Any, Any]:
+    """The Engine and Players stubs of a channel (the generated stubs carry no types)."""
+    engine = engine_pb2_grpc.EngineStub(channel)  # type: ignore[no-untyped-call]
+    players = players_pb2_grpc.PlayersStub(channel)  # type: ignore[no-untyped-call]
+    return engine, players
+
+
+def _auth(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+def _option_text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+class Platform:
+    """A connection to a Mau-Mau platform (its engine's gRPC address).
+
+    Use it as an async context manager: entering waits until the platform answers (raising
+    :class:`MauMauError` with status UNAVAILABLE if it does not within ``timeout``), leaving
+    closes the connection.
+
+    >>> async def hello() -> str:  # doctest: +SKIP
+    ...     async with Platform.connect("127.0.0.1:50051") as platform:
+    ...         player = await platform.register("Ada")
+    ...         return player.player_id
+    """
+
+    def __init__(
+        self,
+        address: str = DEFAULT_ADDRESS,
+        *,
+        timeout: float = 10.0,
+        retry: RetryPolicy | None = None,
+        credentials: grpc.ChannelCredentials | None = None,
+        interceptors: Sequence[grpc.aio.ClientInterceptor] = (),
+    ) -> None:
+        self.address = address
+        self.timeout = timeout
+        """Seconds each call may take (per attempt)."""
+        self.retry = retry or RetryPolicy()
+        self._credentials = credentials
+        self._interceptors = list(interceptors)
+        self._generation = 0
+        self._closed = False
+        self._channel = self._open()
+        self._engine, self._players = _stubs(self._channel)
+
+    @classmethod
+    def connect(
+        cls,
+        address: str = DEFAULT_ADDRESS,
+        *,
+        timeout: float = 10.0,
+        retry: RetryPolicy | None = None,
+        credentials: grpc.ChannelCredentials | None = None,
+        interceptors: Sequence[grpc.aio.ClientInterceptor] = (),
+    ) -> Platform:
+        """A platform client for ``address`` ("host:port"); TLS when ``credentials`` are given.
+        Enter it with ``async with`` (or call :meth:`wait_ready` and later :meth:`close`)."""
+        return cls(
+            address,
+            timeout=timeout,
+            retry=retry,
+            credentials=credentials,
+            interceptors=interceptors,
+        )
+
+    def _open(self) -> grpc.aio.Channel:
+        if self._credentials is not None:
+            return grpc.aio.secure_channel(
+                self.address,
+                self._credentials,
+                options=CHANNEL_OPTIONS,
+                interceptors=self._interceptors,
+            )
+        return grpc.aio.insecure_channel(
+            self.address, options=CHANNEL_OPTIONS, interceptors=self._interceptors
+        )
+
+    async def __aenter__(self) -> Platform:
+        try:
+            await self.wait_ready()
+        except BaseException:
+            await self.close()
+            raise
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def wait_ready(self, timeout: float | None = None) -> None:
+        """Wait until the platform answers; UNAVAILABLE :class:`MauMauError` after ``timeout``
+        seconds (default: the call timeout)."""
+        try:
+            await asyncio.wait_for(self._channel.channel_ready(), timeout or self.timeout)
+        except TimeoutError:
+            raise MauMauError(
+                grpc.StatusCode.UNAVAILABLE, f"no Mau-Mau platform answers at {self.address}"
+            ) from None
+
+    async def reconnect(self) -> None:
+        """Replace the connection with a new one. Calls in flight on the old one are repeated
+        on the new one when that is safe, and event streams resume where they were."""
+        old = self._channel
+        self._channel = self._open()
+        self._engine, self._players = _stubs(self._channel)
+        self._generation += 1
+        await old.close()
+
+    async def close(self) -> None:
+        self._closed = True
+        await self._channel.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    # ------------------------------------------------------------------ players
+
+    async def register(self, name: str) -> Player:
+        """Register a new player called ``name`` (1-32 printable characters)."""
+        reply = await self._call(
+            lambda: self._players.Register(
+                players_pb2.RegisterRequest(name=name),
+                timeout=self.timeout,
+                wait_for_ready=True,
+            ),
+            safe=False,
+        )
+        return Player(self, reply.player_id, reply.player_token, name)
+
+    def player(self, player_id: str, token: str, name: str = "") -> Player:
+        """A player registered before, from its id and the token :meth:`register` gave it."""
+        return Player(self, player_id, token, name)
+
+    async def player_name(self, player_id: str) -> str:
+        """A player's display name."""
+        reply = await self._call(
+            lambda: self._players.GetPlayer(
+                players_pb2.GetPlayerRequest(player_id=player_id),
+                timeout=self.timeout,
+                wait_for_ready=True,
+            ),
+            safe=True,
+        )
+        return str(reply.name)
+
+    # ------------------------------------------------------------------ calls
+
+    async def _call(self, make: Callable[[], Awaitable[T]], *, safe: bool) -> T:
+        """Run one call; a ``safe`` one (repeating it changes nothing) is repeated after a
+        transient failure. Every failure raises :class:`MauMauError`."""
+        attempt = 0
+        while True:
+            generation = self._check_open()
+            try:
+                return await make()
+            except grpc.aio.AioRpcError as error:
+                if not (safe and error.code() in RETRYABLE and attempt + 1 < self.retry.attempts):
+                    raise MauMauError.from_rpc(error) from error
+            except asyncio.CancelledError:
+                self._raise_unless_replaced(generation)
+                if not safe:
+                    raise MauMauError(
+                        grpc.StatusCode.CANCELLED,
+                        "the connection was replaced during the call; it may or may not have "
+                        "taken effect",
+                    ) from None
+            await asyncio.sleep(self.retry.delay(attempt))
+            attempt += 1
+
+    def _check_open(self) -> int:
+        """The connection generation to start a call on; raises once the platform is closed."""
+        if self._closed:
+            raise MauMauError(grpc.StatusCode.CANCELLED, "the platform connection is closed")
+        return self._generation
+
+    def _raise_unless_replaced(self, generation: int) -> None:
+        """Called for a call that ended in CancelledError: re-raise it if its own task is being
+        cancelled, raise CANCELLED if the platform was closed, return if :meth:`reconnect`
+        replaced the connection the call was on (so it may be repeated)."""
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise asyncio.CancelledError
+        if self._closed:
+            raise MauMauError(grpc.StatusCode.CANCELLED, "the platform connection was closed")
+        if self._generation == generation:
+            raise asyncio.CancelledError
+
+
+class Player:
+    """A registered player: creates, joins and watches matches with its player token."""
+
+    def __init__(self, platform: Platform, player_id: str, token: str, name: str = "") -> None:
+        self.platform = platform
+        self.player_id = player_id
+        self.token = token
+        """The signed player token: keep it to act as this player later."""
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Player({self.player_id!r}, name={self.name!r})"
+
+    async def create_match(
+        self,
+        preset: str = "classic",
+        seats: int = 2,
+        *,
+        bots: Mapping[int, str] | Sequence[str] | None = None,
+        options: Mapping[str, object] | None = None,
+        auto_start: bool = True,
+        ranked: bool = False,
+        turn_seconds: int = 0,
+        max_timeouts: int = 0,
+        nonce: str | None = None,
+        server_seed: str = "",
+    ) -> Seat:
+        """Open a match and take a seat at it.
+
+        ``bots`` maps seats to bot levels ("random", "heuristic", "strong"); a list fills seats
+        1, 2, ... in order. ``options`` are the preset's options (values may be numbers or
+        booleans). With ``auto_start`` the match is dealt as soon as every seat is taken, at
+        once if the other seats are all bots. ``nonce`` is this player's contribution to the deal
+        seed (a random one by default), so the server alone cannot choose the cards.
+
+        >>> seat = await player.create_match("online", 2, bots=["random"])  # doctest: +SKIP
+        """
+        if bots is None:
+            bot_map: dict[int, str] = {}
+        elif isinstance(bots, Mapping):
+            bot_map = dict(bots)
+        else:
+            bot_map = {seat: level for seat, level in enumerate(bots, start=1)}
+        nonce = secrets.token_hex(16) if nonce is None else nonce
+        request = engine_pb2.CreateMatchRequest(
+            ruleset=game_pb2.Ruleset(
+                preset=preset,
+                options={name: _option_text(value) for name, value in (options or {}).items()},
+            ),
+            seats=seats,
+            bots=bot_map,
+            ranked=ranked,
+            server_seed=server_seed,
+            turn_seconds=turn_seconds,
+            max_timeouts=max_timeouts,
+            auto_start=auto_start,
+            nonce=nonce,
+        )
+        reply = await self.platform._call(
+            lambda: self.platform._engine.CreateMatch(
+                request, metadata=_auth(self.token), timeout=self.platform.timeout
+            ),
+            safe=False,
+        )
+        match = MatchInfo.from_pb(reply.match)
+        ((seat, token),) = reply.seat_tokens.items()
+        return Seat(self, match, seat, token, nonce)
+
+    async def join(self, match_id: str, *, seat: int = -1, nonce: str | None = None) -> Seat:
+        """Take a free seat (any one with ``seat=-1``) of a match, or get back your own seat
+        with a fresh seat token."""
+        nonce = secrets.token_hex(16) if nonce is None else nonce
+        request = engine_pb2.JoinMatchRequest(match_id=match_id, seat=seat, nonce=nonce)
+        reply = await self.platform._call(
+            lambda: self.platform._engine.JoinMatch(
+                request,
+                metadata=_auth(self.token),
+                timeout=self.platform.timeout,
+                wait_for_ready=True,
+            ),
+            safe=True,
+        )
+        return Seat(self, MatchInfo.from_pb(reply.match), reply.seat, reply.seat_token, nonce)
+
+    async def start(self, match_id: str) -> MatchInfo:
+        """Deal the first round of a match you sit at (every seat must be taken)."""
+        reply = await self.platform._call(
+            lambda: self.platform._engine.StartMatch(
+                engine_pb2.StartMatchRequest(match_id=match_id),
+                metadata=_auth(self.token),
+                timeout=self.platform.timeout,
+            ),
+            safe=False,
+        )
+        return MatchInfo.from_pb(reply)
+
+    async def match(self, match_id: str) -> MatchInfo:
+        """The public facts of any match."""
+        reply = await self.platform._call(
+            lambda: self.platform._engine.GetMatch(
+                engine_pb2.GetMatchRequest(match_id=match_id),
+                metadata=_auth(self.token),
+                timeout=self.platform.timeout,
+                wait_for_ready=True,
+            ),
+            safe=True,
+        )
+        return MatchInfo.from_pb(reply)
+
+    async def matches(self, limit: int = 20) -> list[MatchInfo]:
+        """Your matches, newest first."""
+        reply = await self.platform._call(
+            lambda: self.platform._engine.ListMatches(
+                engine_pb2.ListMatchesRequest(limit=limit),
+                metadata=_auth(self.token),
+                timeout=self.platform.timeout,
+                wait_for_ready=True,
+            ),
+            safe=True,
+        )
+        return [MatchInfo.from_pb(m) for m in reply.matches]
+
+    def watch(self, match_id: str) -> Spectator:
+        """Follow a match as a spectator: no hand, every seat's card count."""
+        return Spectator(self.platform, match_id, self.token)
+
+
+class _Table:
+    """What seats and spectators share: a view, the match facts and the event stream."""
+
+    def __init__(self, platform: Platform, match_id: str, token: str) -> None:
+        self.platform = platform
+        self.match_id = match_id
+        self.token = token
+        self._seat_info: tuple[SeatInfo, ...] = ()
+
+    async def view(self) -> View:
+        """What this seat (or spectator) may see now."""
+        reply = await self.platform._call(
+            lambda: self.platform._engine.GetView(
+                engine_pb2.GetViewRequest(match_id=self.match_id),
+                metadata=_auth(self.token),
+                timeout=self.platform.timeout,
+                wait_for_ready=True,
+            ),
+            safe=True,
+        )
+        view = View.from_pb(reply, self._seat_info)
+        self._seat_info = view.seats
+        return view
+
+    async def info(self) -> MatchInfo:
+        """The public facts of the match (with the server seed once it is over)."""
+        reply = await self.platform._call(
+            lambda: self.platform._engine.GetMatch(
+                engine_pb2.GetMatchRequest(match_id=self.match_id),
+                metadata=_auth(self.token),
+                timeout=self.platform.timeout,
+                wait_for_ready=True,
+            ),
+            safe=True,
+        )
+        return MatchInfo.from_pb(reply)
+
+    def events(self, after: str = "") -> EventStream:
+        """The match's events after the event id ``after`` ("" from the beginning), then live
+        ones, as an async iterator that ends when the match is over (after the server seed is
+        revealed). A broken connection is resumed from the last event seen, so no event is
+        missed or repeated.
+
+        >>> async for event in seat.events():  # doctest: +SKIP
+        ...     print(event.id, event.describe())
+        """
+        return EventStream(self.platform, self.match_id, self.token, after)
+
+
+class Spectator(_Table):
+    """A player watching a match it does not play: views without a hand, events without cards."""
+
+    def __repr__(self) -> str:
+        return f"Spectator({self.match_id!r})"
+
+
+class Seat(_Table):
+    """Your seat at a match: act, read your view, follow the events.
+
+    ``seat`` is the seat number, ``token`` the seat token (keep it to come back), ``nonce`` your
+    contribution to the deal seed and ``match`` the match facts when you sat down (among them
+    the ``seed_commitment`` to check the revealed seed against when the match is over).
+    """
+
+    def __init__(
+        self, player: Player, match: MatchInfo, seat: int, token: str, nonce: str = ""
+    ) -> None:
+        super().__init__(player.platform, match.match_id, token)
+        self.player = player
+        self.match = match
+        self.seat = seat
+        self.nonce = nonce
+        self._seat_info = match.seat_info
+
+    def __repr__(self) -> str:
+        return f"Seat({self.match_id!r}, seat={self.seat})"
+
+    async def act(self, action: ActionLike, *, request_id: str | None = None) -> ActResult:
+        """Take an action: a rules-core action, its text ("7H", "JD:S!mau", "draw", "catch:2")
+        or a ``maumau.v1.Action``. The request id (a fresh UUID unless given) makes a retry
+        after a lost answer return the first answer instead of acting twice.
+
+        A move the rules forbid raises :class:`MauMauError` with the rules core's ``code``:
+
+        >>> try:  # doctest: +SKIP
+        ...     await seat.act("QS")
+        ... except MauMauError as error:
+        ...     print(error.code, error.message("de"))
+        card_not_in_hand QS ist nicht auf deiner Hand
+        """
+        try:
+            message = action_to_pb(action)
+        except BadInput as error:
+            raise MauMauError(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                error.message,
+                code=error.code,
+                params=error.params,
+            ) from None
+        request = engine_pb2.ActRequest(request_id=request_id or uuid.uuid4().hex, action=message)
+        reply = await self.platform._call(
+            lambda: self.platform._engine.Act(
+                request,
+                metadata=_auth(self.token),
+                timeout=self.platform.timeout,
+                wait_for_ready=True,
+            ),
+            safe=True,
+        )
+        return ActResult(
+            version=reply.version,
+            events=tuple(Event.from_pb(e) for e in reply.events),
+            view=View.from_pb(reply.view, self._seat_info),
+            request_id=request.request_id,
+        )
+
+    async def leave(self) -> MatchInfo:
+        """Leave the match for good: a bot plays your seat from now on."""
+        reply = await self.platform._call(
+            lambda: self.platform._engine.Leave(
+                engine_pb2.LeaveRequest(match_id=self.match_id),
+                metadata=_auth(self.token),
+                timeout=self.platform.timeout,
+            ),
+            safe=False,
+        )
+        return MatchInfo.from_pb(reply)
+
+    async def start(self) -> MatchInfo:
+        """Deal the first round (when the match was created without ``auto_start``)."""
+        return await self.player.start(self.match_id)
+
+    async def turns(self, poll_seconds: float = 2.0) -> AsyncIterator[View]:
+        """Your views whenever the match waits for you, until it is over: act on each one.
+
+        It waits for the match to start, follows the events in between and re-reads the view
+        at least every ``poll_seconds``. A view is handed out once; if you do not act on it,
+        the next one comes after something changed.
+
+        >>> async for view in seat.turns():  # doctest: +SKIP
+        ...     await seat.act(view.legal[0])
+        """
+        stream = self.events()
+        news: asyncio.Queue[Event | None] = asyncio.Queue()
+
+        async def pump() -> None:
+            try:
+                async for event in stream:
+                    news.put_nowait(event)
+            finally:
+                news.put_nowait(None)
+
+        pumping = asyncio.create_task(pump())
+        handed_out = -1
+        try:
+            while True:
+                view = await self._view_once_dealt()
+                if view is not None:
+                    if view.over:
+                        return
+                    if view.my_turn and view.version > handed_out:
+                        handed_out = view.version
+                        yield view
+                        continue
+                if pumping.done() and news.empty():
+                    pumping.result()  # raise what ended the stream, if anything
+                    await asyncio.sleep(poll_seconds)
+                    continue
+                try:
+                    await asyncio.wait_for(news.get(), poll_seconds)
+                except TimeoutError:
+                    continue
+                while not news.empty():
+                    news.get_nowait()
+        finally:
+            pumping.cancel()
+            await asyncio.gather(pumping, return_exceptions=True)
+            await stream.aclose()
+
+    async def _view_once_dealt(self) -> View | None:
+        """The view, or None while the match waits in its lobby."""
+        try:
+            return await self.view()
+        except MauMauError as error:
+            if error.status == grpc.StatusCode.FAILED_PRECONDITION and error.code is None:
+                return None
+            raise
+
+    async def play(self, decide: Callable[[View], ActionLike | Awaitable[ActionLike]]) -> View:
+        """Play until the match is over, acting as ``decide(view)`` says (it may be async);
+        returns the final view.
+
+        >>> final = await seat.play(lambda view: view.legal[0])  # doctest: +SKIP
+        """
+        async for view in self.turns():
+            choice = decide(view)
+            action: Any = await choice if isinstance(choice, Awaitable) else choice
+            await self.act(action)
+        return await self.view()
+
+
+class EventStream:
+    """An async iterator over a match's events that resumes by itself after a broken
+    connection, from the last event it handed out (``last_id``), so nothing is missed or
+    repeated. ``resumed`` counts the times it had to resume."""
+
+    def __init__(self, platform: Platform, match_id: str, token: str, after: str = "") -> None:
+        self.platform = platform
+        self.match_id = match_id
+        self.last_id = after
+        self.resumed = 0
+        self._token = token
+        self._events = self._run()
+
+    def __aiter__(self) -> EventStream:
+        return self
+
+    async def __anext__(self) -> Event:
+        return await self._events.__anext__()
+
+    async def aclose(self) -> None:
+        """Stop following (also done when an ``async for`` loop over it is left by break)."""
+        await self._events.aclose()
+
+    async def _run(self) -> AsyncGenerator[Event, None]:
+        platform = self.platform
+        retry = platform.retry
+        attempt = 0
+        failing_since: float | None = None
+        while True:
+            generation = platform._check_open()
+            opened = time.monotonic()
+            call = platform._engine.Follow(
+                engine_pb2.FollowRequest(match_id=self.match_id, after_event_id=self.last_id),
+                metadata=_auth(self._token),
+                wait_for_ready=True,
+            )
+            failure: MauMauError | None = None
+            try:
+                async for message in call:
+                    attempt, failing_since = 0, None
+                    self.last_id = message.id
+                    yield Event.from_pb(message.event, message.id)
+                return  # the server ended the stream: the match is over
+            except grpc.aio.AioRpcError as error:
+                failure = MauMauError.from_rpc(error)
+                if error.code() not in RESUMABLE:
+                    raise failure from error
+            except asyncio.CancelledError:
+                platform._raise_unless_replaced(generation)
+            finally:
+                call.cancel()
+            now = time.monotonic()
+            if failing_since is None or now - opened > HEALTHY_SECONDS:
+                failing_since, attempt = now, 0  # a stream that lived a while: a new failure
+            remaining = retry.resume_within - (now - failing_since)
+            if remaining <= 0:
+                raise failure or MauMauError(
+                    grpc.StatusCode.UNAVAILABLE, "the event stream could not be resumed"
+                )
+            if failure is not None:
+                await asyncio.sleep(min(retry.delay(attempt), remaining))
+                attempt += 1
+                await platform.wait_ready(max(remaining - retry.delay(attempt), 0.1))
+            self.resumed += 1

@@ -1,0 +1,101 @@
+"""Readable errors: every failed call becomes one :class:`MauMauError`.
+
+The engine refuses a move with FAILED_PRECONDITION (or INVALID_ARGUMENT for input that is no
+action at all) and puts the rules core's stable error code and its parameters in the trailing
+metadata. :meth:`MauMauError.message` renders them in English or German with the rules core's own
+texts, so a client never parses English prose:
+
+>>> import grpc
+>>> error = MauMauError(grpc.StatusCode.FAILED_PRECONDITION, "7H is not in your hand",
+...                     code="card_not_in_hand", params={"card": "7H"})
+>>> error.message("de")
+'7H ist nicht auf deiner Hand'
+>>> error.message("en")
+'7H is not in your hand'
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import grpc
+
+from maumau.rules.errors import MESSAGES, translate
+
+ERROR_CODE_KEY = "maumau-error-code"
+ERROR_PARAMS_KEY = "maumau-error-params"
+
+RETRYABLE = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,  # unreachable, or the connection broke
+        grpc.StatusCode.DEADLINE_EXCEEDED,  # too slow to answer in time
+        grpc.StatusCode.CANCELLED,  # cancelled by the server, e.g. a replica shutting down
+        grpc.StatusCode.ABORTED,  # the engine lost too many races for a busy match
+    }
+)
+"""Statuses after which a call that is safe to repeat (a read, a join, an action with its
+request id) may succeed when repeated."""
+
+
+class MauMauError(Exception):
+    """A call the platform refused or could not answer.
+
+    ``status`` is the gRPC status code, ``code`` the rules core's error code (e.g.
+    ``"not_your_turn"``; None for refusals of the services themselves, such as an unknown match),
+    ``params`` its parameters and ``details`` the server's English text.
+    """
+
+    def __init__(
+        self,
+        status: grpc.StatusCode,
+        details: str,
+        *,
+        code: str | None = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.status = status
+        self.details = details
+        self.code = code
+        self.params: dict[str, Any] = dict(params or {})
+        super().__init__(self.message("en"))
+
+    def message(self, lang: str = "en") -> str:
+        """The error in ``lang`` ('en' or 'de'): the rules core's text for the code when there is
+        one, else the server's details (which are English)."""
+        if self.code is not None and self.code in MESSAGES["en"]:
+            return translate(self.code, self.params, lang)
+        return self.details or self.status.name.lower().replace("_", " ")
+
+    @property
+    def retryable(self) -> bool:
+        """Whether repeating the call may succeed (the platform was unreachable, slow or
+        restarting). Only calls that are safe to repeat should be."""
+        return self.status in RETRYABLE
+
+    def __repr__(self) -> str:
+        return (
+            f"MauMauError({self.status.name}, {self.details!r}, code={self.code!r}, "
+            f"params={self.params!r})"
+        )
+
+    def __str__(self) -> str:
+        return f"{self.status.name}: {self.message('en')}"
+
+    @classmethod
+    def from_rpc(cls, error: grpc.aio.AioRpcError) -> MauMauError:
+        """The SDK error for a failed gRPC call, reading the error code from its metadata."""
+        code: str | None = None
+        params: dict[str, Any] = {}
+        for key, value in error.trailing_metadata() or ():
+            if key == ERROR_CODE_KEY:
+                code = value if isinstance(value, str) else value.decode()
+            elif key == ERROR_PARAMS_KEY:
+                try:
+                    decoded = json.loads(value)
+                except ValueError:
+                    decoded = {}
+                if isinstance(decoded, dict):
+                    params = decoded
+        return cls(error.code(), error.details() or "", code=code, params=params)

@@ -1,0 +1,144 @@
+"""The terminal client as a real process (pexpect) against a real engine: a whole match against
+bots in English and in German, with bad input answered by a clear message and a new prompt."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from maumau.bots.__main__ import build
+from maumau.common.redis_server import free_port
+from maumau.rules.cards import french_deck
+from tests.clients.conftest import engine_config
+
+ROOT = Path(__file__).parents[2]
+
+SCREEN = {
+    "en": {
+        "prompt": r"Your move \(",
+        "suit": r"Which suit\? ",
+        "hand": r"Your hand: ([^\r\n]*)",
+        "no_option": "There is no option 99: choose a number from 1 to",
+        "no_action": "'QZ' is not an action",
+        "not_in_hand": "{card} is not in your hand",
+        "no_tips": "Tips are not available",
+        "tips": "Tips:",
+        "checked": "the revealed server seed matches the commitment",
+        "replayed": "replayed the whole match from the seed",
+        "fair": "Verified: the deal was fair.",
+        "left": "You leave the match",
+        "starter": r"\d\) name \w+ for the starter",
+    },
+    "de": {
+        "prompt": r"Dein Zug \(",
+        "suit": r"Welche Farbe\? ",
+        "hand": r"Deine Hand: ([^\r\n]*)",
+        "no_option": "Eine Möglichkeit 99 gibt es nicht: wähle eine Zahl von 1 bis",
+        "no_action": "'QZ' ist kein Zug",
+        "not_in_hand": "{card} ist nicht auf deiner Hand",
+        "no_tips": "Tipps sind nicht verfügbar",
+        "tips": "Tipps:",
+        "checked": "der enthüllte Server-Seed passt zur vor dem Geben veröffentlichten",
+        "replayed": "die ganze Partie aus dem Seed nachgespielt",
+        "fair": "Geprüft: es wurde fair gegeben.",
+        "left": "Du verlässt die Partie",
+        "starter": r"\d\) \w+ für die Startkarte wünschen",
+    },
+}
+
+
+def spawn(address: str, lang: str, *extra: str, bots_address: str = "") -> pexpect.spawn:
+    args = ["-m", "maumau_cli", "play", "--address", address, "--lang", lang, "--name", "Ada"]
+    args += ["--bots-address", bots_address or f"127.0.0.1:{free_port()}", *extra]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return pexpect.spawn(
+        sys.executable,
+        args,
+        cwd=str(ROOT),
+        env=env,
+        encoding="utf-8",
+        timeout=15,
+        dimensions=(60, 200),
+    )
+
+
+def bad_input_gets_a_message_and_a_new_prompt(child: pexpect.spawn, screen: dict) -> None:
+    """At a prompt: a number out of range, text that is no action, a card not in the hand (the
+    engine refuses it; its error code is shown translated)."""
+    hand = re.findall(screen["hand"], child.before)[-1].split()
+    missing = next(card.text for card in french_deck() if card.text not in hand)
+    for answer, message in (
+        ("99", screen["no_option"]),
+        ("QZ", screen["no_action"]),
+        (missing, screen["not_in_hand"].format(card=missing)),
+    ):
+        child.sendline(answer)
+        child.expect_exact(message)
+        child.expect(screen["prompt"])
+
+
+def play_to_the_end(child: pexpect.spawn, screen: dict, tips: str) -> str:
+    """Answer every prompt with the first option; at the first one with cards to play try bad
+    input and tips."""
+    child.expect(screen["prompt"])
+    while re.search(screen["starter"], child.before):  # a Jack turned up: name its suit first
+        child.sendline("1")
+        child.expect(screen["prompt"])
+    bad_input_gets_a_message_and_a_new_prompt(child, screen)
+    child.sendline("t")
+    child.expect_exact(screen[tips])
+    child.expect(screen["prompt"])
+    child.sendline("1")
+    transcript = []
+    while True:
+        found = child.expect([screen["prompt"], screen["suit"], screen["fair"]])
+        transcript.append(child.before)
+        if found == 2:
+            break
+        child.sendline("1")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    return "".join(transcript)
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+async def test_a_whole_match_against_bots_in_the_terminal(address, lang):
+    screen = SCREEN[lang]
+    child = spawn(address, lang, "--rules", "classic", "--bots", "3", "--option", "target=0")
+    try:
+        transcript = await asyncio.to_thread(play_to_the_end, child, screen, "no_tips")
+    finally:
+        child.close(force=True)
+    assert screen["checked"] in transcript and screen["replayed"] in transcript
+
+
+async def test_tips_come_from_the_bot_service_and_quitting_leaves_the_match(address):
+    bots = build(engine_config())  # the same server bootstrap
+    await bots.start()
+    screen = SCREEN["en"]
+    child = spawn(
+        address, "en", "--rules", "online", "--bots", "1", bots_address=f"127.0.0.1:{bots.port}"
+    )
+
+    def ask_for_tips_then_quit() -> None:
+        child.expect(screen["prompt"])
+        child.sendline("t")
+        child.expect_exact(screen["tips"])
+        child.expect(screen["prompt"])
+        child.sendline("q")
+        child.expect_exact(screen["left"])
+        child.expect(pexpect.EOF)
+
+    try:
+        await asyncio.to_thread(ask_for_tips_then_quit)
+    finally:
+        child.close(force=True)
+        await bots.stop(0)
+    assert child.exitstatus == 0
