@@ -37,3 +37,23 @@ async def engine(redis_server: EmbeddedRedis) -> AsyncIterator[EngineApp]:
 @pytest.fixture
 def address(engine: EngineApp) -> str:
     return f"127.0.0.1:{engine.port}"
+
+
+async def start_engine_with(
+    url: str, settings: EngineSettings
+) -> tuple[EngineApp, redis.asyncio.Redis]:
+    """A replica with explicit settings (bot delay, deadline lease, ...)."""
+    client = redis.asyncio.Redis.from_url(url)
+    app = EngineApp(client, engine_config(), SECRET, settings, 0.01)
+    await app.start()
+    return app, client
+
+
+@pytest.fixture
+async def two_engines(redis_server: EmbeddedRedis) -> AsyncIterator[list[EngineApp]]:
+    """Two replicas on the shared Redis, as behind a load balancer."""
+    started = [await start_engine(redis_server.url) for _ in range(2)]
+    yield [app for app, _ in started]
+    for app, client in started:
+        await app.stop(0)
+        await client.aclose()

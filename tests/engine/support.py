@@ -391,3 +391,14 @@ def assert_acknowledged_in_stream(
             position += 1
         assert position + len(want) <= len(seen), f"version {answer.version} is not stored"
         position += len(want)
+
+
+def acted(event: game_pb2.Event, seat: int) -> bool:
+    """Whether ``event`` is ``seat`` taking an action: a card, a draw, a pass, a penalty or skip
+    taken, a suit named, a call (cards drawn for a deal, an ace or a catch are not actions)."""
+    kind = event.WhichOneof("kind")
+    if kind in ("played", "suit_named", "called", "passed", "skipped"):
+        return bool(getattr(event, kind).seat == seat)
+    if kind == "drew":
+        return event.drew.seat == seat and event.drew.reason in ("draw", "penalty")
+    return False

@@ -2,7 +2,9 @@
 
 MAUMAU_ENGINE_HOST/PORT/METRICS_PORT/GRACE_SECONDS (see maumau.common.config), REDIS_URL (unset:
 an embedded redis-server in MAUMAU_DATA_DIR), MAUMAU_TOKEN_SECRET, MAUMAU_ENGINE_BOT_DELAY_MS
-(default 300), MAUMAU_ENGINE_RETENTION_SECONDS (finished matches, default 7 days).
+(default 300), MAUMAU_ENGINE_RETENTION_SECONDS (finished matches, default 7 days),
+MAUMAU_ENGINE_DEADLINE_LEASE_SECONDS (how long a claimed bot move or turn timer waits before
+another replica takes it over from one that died, default 10).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ def settings_from_env() -> EngineSettings:
     return EngineSettings(
         bot_delay_seconds=int(os.environ.get("MAUMAU_ENGINE_BOT_DELAY_MS", "300")) / 1000,
         retention_seconds=int(os.environ.get("MAUMAU_ENGINE_RETENTION_SECONDS", str(7 * 86400))),
+        deadline_lease_seconds=float(os.environ.get("MAUMAU_ENGINE_DEADLINE_LEASE_SECONDS", "10")),
     )
 
 

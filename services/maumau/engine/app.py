@@ -9,6 +9,8 @@ import time
 from functools import partial
 
 import redis.asyncio as redis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialWithJitterBackoff
 
 from maumau.common.config import ServiceConfig
 from maumau.common.server import ServiceServer, create_server
@@ -22,6 +24,16 @@ from maumau.v1 import engine_pb2_grpc, players_pb2_grpc
 log = logging.getLogger(__name__)
 
 
+def reconnecting(client: redis.Redis) -> redis.Redis:
+    """Let ``client`` retry a command on a fresh connection when its pooled one broke (Redis
+    restarted or failed over): a client made by ``Redis.from_url`` does not retry at all, so
+    after a restart every stale pooled connection failed one call with an error. Retrying a
+    commit is safe: a commit that did land answers 'duplicate' (same request id) or 'conflict'
+    (recomputed from the new state) the second time."""
+    client.set_retry(Retry(ExponentialWithJitterBackoff(base=0.01, cap=0.5), 3))
+    return client
+
+
 class EngineApp:
     """One replica: start() serves gRPC and claims due deadlines until stop()."""
 
@@ -33,6 +45,7 @@ class EngineApp:
         settings: EngineSettings | None = None,
         poll_seconds: float = 0.05,
     ) -> None:
+        reconnecting(client)
         self.matches = Matches(MatchStore(client), settings or EngineSettings())
         directory = PlayerDirectory(client)
         engine = EngineService(self.matches, secret, directory)
@@ -66,15 +79,23 @@ class EngineApp:
             await self._deadlines
         await self.server.stop(grace)
 
-    async def run_deadlines(self, lease_seconds: float = 10.0, batch: int = 20) -> None:
-        """Claim due deadlines and act on them; a claim is a lease, so a deadline whose replica
-        dies while acting on it comes due again elsewhere."""
+    async def run_deadlines(self, lease_seconds: float | None = None, batch: int = 20) -> None:
+        """Claim due deadlines and act on them; a claim is a lease (``deadline_lease_seconds``
+        of the settings unless given), so a deadline whose replica dies while acting on it comes
+        due again elsewhere. Nothing but stop() ends the loop: a replica whose loop died would
+        go on answering calls while its share of bots and turn timers silently stopped."""
         store = self.matches.store
+        lease = (
+            self.matches.settings.deadline_lease_seconds if lease_seconds is None else lease_seconds
+        )
         next_gauge = 0.0
         while not self._stopping.is_set():
+            pause = self.poll_seconds
             try:
-                due = await store.claim_due(time.time(), lease_seconds, batch)
+                due = await store.claim_due(time.time(), lease, batch)
                 for match_id in due:
+                    if self._stopping.is_set():
+                        break  # the rest come due again when their lease runs out
                     try:
                         await self.matches.handle_due(match_id)
                     except Exception:
@@ -84,7 +105,10 @@ class EngineApp:
                     next_gauge = time.monotonic() + 5
             except (redis.ConnectionError, redis.TimeoutError) as error:
                 log.warning("deadlines paused: Redis unreachable (%s)", error)
-                due = []
+                due, pause = [], max(pause, 0.5)
+            except Exception:
+                log.exception("deadline loop failed; trying again")
+                due, pause = [], max(pause, 0.5)
             if not due:
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._stopping.wait(), self.poll_seconds)
+                    await asyncio.wait_for(self._stopping.wait(), pause)

@@ -7,6 +7,7 @@ on a lost race read again and recompute. So two replicas never lose or double a 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import random
@@ -21,12 +22,14 @@ from maumau.common.errors import ServiceError
 from maumau.engine import convert, fairness
 from maumau.engine.store import MatchRecord, MatchStore, Stored
 from maumau.rules import Action, Match, Ruleset
+from maumau.rules import events as ev
 from maumau.v1 import engine_pb2, game_pb2
 
 log = logging.getLogger(__name__)
 
 BOT_LEVELS = ("random", "heuristic", "strong")
 MAX_RETRIES = 50
+RESULT_GRACE_SECONDS = 5.0
 
 MOVES = prometheus_client.Counter("engine_moves_total", "Actions applied, by preset.", ["preset"])
 CAS_RETRIES = prometheus_client.Counter(
@@ -45,6 +48,9 @@ class EngineSettings:
     bot_delay_seconds: float = 0.3
     retention_seconds: int = 7 * 24 * 3600
     default_max_timeouts: int = 3
+    deadline_lease_seconds: float = 10.0
+    """How long a claimed deadline is its replica's: one that dies meanwhile leaves it to come
+    due again on another replica after this long."""
 
 
 @dataclass
@@ -57,6 +63,10 @@ class Change:
     answer: bytes = b""
     request_key: str = ""
     """Set by ``Matches.update``: the seat and request id the answer is kept under."""
+    moved: str = ""
+    """The preset, when the change applies actions (counted once it is committed)."""
+    started: bool = False
+    timed_out: bool = False
 
 
 def due_seat(match: Match) -> int:
@@ -124,12 +134,14 @@ class Matches:
                 earlier = await self.store.answer(match_id, request_key)
                 if earlier is not None:
                     return stored, None, earlier
-            result = change(stored)
+            # The change works on a copy: ``stored`` stays the state it was computed from, so the
+            # status before and after can be told apart below (and by callers).
+            result = change(dataclasses.replace(stored, record=stored.record.copy()))
             if result is None:
                 return stored, None, b""
             result.request_key = request_key
             over = result.record.status == "over"
-            await self._set_deadline_for(result.record, result.state, stored.version + 1)
+            await self._set_deadline_for(result.record, result.state)
             committed = await self.store.commit(
                 match_id,
                 stored.version,
@@ -143,14 +155,35 @@ class Matches:
             if committed.status == "duplicate":
                 return stored, result, committed.answer
             if committed.status == "ok":
-                if result.record.status != stored.record.status:
-                    await self.store.mark_active(match_id, result.record.status == "playing")
-                if over and stored.record.status != "over":
-                    MATCHES_FINISHED.inc()
-                    await self.finish(result.record, result.state)
+                await self._committed(stored, result)
                 return stored, result, b""
             CAS_RETRIES.inc()
         raise ServiceError(grpc.StatusCode.ABORTED, "the match is too busy; try again")
+
+    async def _committed(self, stored: Stored, result: Change) -> None:
+        """After a commit: count it, set the deadline again (a replica that lost its race may
+        have moved it meanwhile), keep the active set, hand a finished match's result on.
+
+        The move is stored by now, so a failure here must not fail the call: the deadline set
+        before the commit brings the match back to the deadline loop, which finishes the rest."""
+        if result.moved:
+            MOVES.labels(result.moved).inc()
+        if result.started:
+            MATCHES_STARTED.inc()
+        if result.timed_out:
+            TIMEOUTS.inc()
+        record = result.record
+        try:
+            await self._set_deadline_for(record, result.state)
+            if record.status != stored.record.status:
+                await self.store.mark_active(record.match_id, record.status == "playing")
+            if record.status == "over" and stored.record.status != "over":
+                MATCHES_FINISHED.inc()
+                await self.finish(record, result.state)
+        except Exception:
+            log.exception(
+                "match %s: after-commit work failed; its deadline retries it", record.match_id
+            )
 
     # ---------------------------------------------------------------- life cycle
 
@@ -180,13 +213,20 @@ class Matches:
                 seed_commitment=record.seed_commitment, nonces=record.nonces
             )
         )
-        MATCHES_STARTED.inc()
-        return Change(record, match.to_bytes(), [started, *map(convert.event_to_pb, events)])
+        return Change(
+            record, match.to_bytes(), [started, *map(convert.event_to_pb, events)], started=True
+        )
 
     def move(
-        self, stored: Stored, seat: int, action: Action, extra: list[game_pb2.Event] | None = None
+        self,
+        stored: Stored,
+        seat: int,
+        action: Action,
+        extra: list[game_pb2.Event] | None = None,
+        timed_out: bool = False,
     ) -> tuple[Change, Match, list[game_pb2.Event]]:
-        """Apply one action of ``seat``; a rules error propagates and nothing is written."""
+        """Apply one action of ``seat``; a rules error propagates and nothing is written.
+        ``timed_out``: the action is a silent seat's default, which ends its turn."""
         record = stored.record
         if record.status != "playing":
             raise ServiceError(
@@ -196,10 +236,12 @@ class Matches:
                 else "the match is over",
             )
         match = Match.from_bytes(stored.state)
-        waited_for = due_seat(match)
+        waited_for, was_phase = due_seat(match), match.phase
         rules_events = match.apply(seat, action)
-        MOVES.labels(match.ruleset.preset).inc()
-        if due_seat(match) != waited_for or match.phase == "over":
+        if timed_out and match.phase == "drawn" and due_seat(match) == seat:
+            # A timed-out turn ends: the drawn card is kept (one timeout per turn, not two).
+            rules_events += match.apply(seat, match.default_action(seat))
+        if self._turn_changed(match, waited_for, was_phase, rules_events):
             record.turn_started_at = time.time()
         events = [*(extra or []), *map(convert.event_to_pb, rules_events)]
         if match.phase == "over":
@@ -211,7 +253,22 @@ class Matches:
                     )
                 )
             )
-        return Change(record, match.to_bytes(), events), match, events
+        change = Change(record, match.to_bytes(), events, moved=match.ruleset.preset)
+        return change, match, events
+
+    @staticmethod
+    def _turn_changed(
+        match: Match, waited_for: int, was_phase: str, rules_events: list[ev.Event]
+    ) -> bool:
+        """Whether a new turn (with a fresh turn timer) began: another seat is due, a turn
+        started (also the same seat's again, after a skip around a small table), the starter's
+        suit was named, or the match ended."""
+        return (
+            due_seat(match) != waited_for
+            or match.phase == "over"
+            or (was_phase == "starter_suit" and match.phase != "starter_suit")
+            or any(isinstance(event, ev.TurnStarted) for event in rules_events)
+        )
 
     async def finish(self, record: MatchRecord, state: bytes) -> None:
         """Hand the result to the rating service (again after a crash: it is idempotent)."""
@@ -224,9 +281,11 @@ class Matches:
     # ---------------------------------------------------------------- deadlines
 
     def next_deadline(self, record: MatchRecord, state: bytes) -> float | None:
-        """When the match next needs the engine itself: a bot to move, a turn timer, a result."""
+        """When the match next needs the engine itself: a bot to move, a turn timer, a result
+        (the replica that finishes a match hands the result on at once and drops the deadline;
+        it comes due only when that replica died first, so two rarely hand it on together)."""
         if record.status == "over":
-            return time.time()
+            return time.time() + RESULT_GRACE_SECONDS
         if record.status != "playing":
             return None
         match = Match.from_bytes(state)
@@ -236,12 +295,14 @@ class Matches:
             return record.turn_started_at + record.turn_seconds
         return None
 
-    async def _set_deadline_for(self, record: MatchRecord, state: bytes, version: int) -> None:
+    async def _set_deadline_for(self, record: MatchRecord, state: bytes) -> None:
         """Set before the commit, so a replica dying right after it leaves no match without its
-        deadline; a deadline set by a commit that then lost its race is merely checked early."""
+        deadline, and again after it. Only ever moved earlier here: a deadline set by a commit
+        that then lost its race is merely checked early (and pushed back by ``handle_due``),
+        while one that moved it later could hold up the bot or timer of the state that won."""
         due = self.next_deadline(record, state)
         if due is not None:
-            await self.store.set_deadline(record.match_id, due)
+            await self.store.set_deadline(record.match_id, due, only_earlier=True)
 
     async def handle_due(self, match_id: str) -> None:
         """Act on a claimed deadline: publish a result, move a bot, or time out a silent seat."""
@@ -254,11 +315,22 @@ class Matches:
             return
         stored, change, _ = await self.update(match_id, self._due_change)
         if change is None:
-            due = self.next_deadline(stored.record, stored.state)
-            if due is None:
-                await self.store.clear_deadline(match_id)
-            else:
-                await self.store.set_deadline(match_id, due)
+            await self._reschedule(stored)
+
+    async def _reschedule(self, stored: Stored) -> None:
+        """Nothing was due (early, or no longer): move the deadline to when the state needs it,
+        or drop it. Then look again: a move another replica committed meanwhile may need it
+        sooner, and setting or dropping it here must not cost that move its bot or timer (the
+        move also sets its deadline after its commit; this covers a commit that came first)."""
+        match_id = stored.record.match_id
+        due = self.next_deadline(stored.record, stored.state)
+        if due is None:
+            await self.store.clear_deadline(match_id)
+        else:
+            await self.store.set_deadline(match_id, due)
+        latest = await self.store.load(match_id)
+        if latest is not None and latest.version != stored.version:
+            await self._set_deadline_for(latest.record, latest.state)
 
     def _due_change(self, stored: Stored) -> Change | None:
         record = stored.record
@@ -271,13 +343,14 @@ class Matches:
             return self.move(stored, seat, action)[0]
         if not record.turn_seconds or time.time() < record.turn_started_at + record.turn_seconds:
             return None
-        TIMEOUTS.inc()
         extra = [game_pb2.Event(timed_out=game_pb2.SeatOnly(seat=seat))]
         record.timeouts[seat] += 1
         if record.timeouts[seat] >= record.max_timeouts:
             record.bots[seat] = "random"
             extra.append(game_pb2.Event(handed_to_bot=game_pb2.SeatOnly(seat=seat)))
-        return self.move(stored, seat, match.default_action(seat), extra)[0]
+        change = self.move(stored, seat, match.default_action(seat), extra, timed_out=True)[0]
+        change.timed_out = True
+        return change
 
 
 def bot_action(match: Match, seat: int, level: str, version: int) -> Action:

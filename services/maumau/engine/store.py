@@ -89,6 +89,10 @@ class MatchRecord:
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"))
 
+    def copy(self) -> MatchRecord:
+        """An independent copy (the per-seat lists too), for a change to work on."""
+        return MatchRecord.from_json(self.to_json())
+
     @classmethod
     def from_json(cls, text: str | bytes) -> MatchRecord:
         return cls(**json.loads(text))
@@ -177,8 +181,9 @@ class MatchStore:
             return []
         return [(entry_id.decode(), fields[b"e"]) for entry_id, fields in reply[0][1]]
 
-    async def set_deadline(self, match_id: str, due: float) -> None:
-        await self.redis.zadd(DEADLINES, {match_id: due})
+    async def set_deadline(self, match_id: str, due: float, only_earlier: bool = False) -> None:
+        """Set the match's deadline; ``only_earlier`` leaves a sooner one in place."""
+        await self.redis.zadd(DEADLINES, {match_id: due}, lt=only_earlier)
 
     async def clear_deadline(self, match_id: str) -> None:
         await self.redis.zrem(DEADLINES, match_id)
