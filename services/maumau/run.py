@@ -317,6 +317,8 @@ def run(stop: StopSignals) -> int:
                     "MAUMAU_TOKEN_SECRET": secret,
                     "PYTHONUNBUFFERED": "1",
                 }
+                bots = configs["bots"]
+                env.setdefault("MAUMAU_BOTS_ADDRESS", f"{bots.host}:{bots.port}")
                 for service in SERVICES:
                     if stop.requested:
                         raise Interrupted

@@ -10,18 +10,19 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import grpc
 import prometheus_client
 
 from maumau.common.errors import ServiceError
 from maumau.engine import convert, fairness
+from maumau.engine.bots import BotPlayers
 from maumau.engine.store import MatchRecord, MatchStore, Stored
-from maumau.rules import Action, Match, Ruleset
+from maumau.rules import Action, Call, Catch, Match, Ruleset
 from maumau.rules import events as ev
 from maumau.v1 import engine_pb2, game_pb2
 
@@ -51,6 +52,18 @@ class EngineSettings:
     deadline_lease_seconds: float = 10.0
     """How long a claimed deadline is its replica's: one that dies meanwhile leaves it to come
     due again on another replica after this long."""
+    bot_addresses: dict[str, str] = field(default_factory=dict)
+    """Bots service per level ('' for every level); none: the engine runs the policies itself."""
+    bot_budget_ms: int = 200
+
+
+@dataclass(frozen=True)
+class BotDecision:
+    """A bot seat's action, chosen for one version of the match."""
+
+    version: int
+    seat: int
+    action: Action
 
 
 @dataclass
@@ -115,6 +128,7 @@ class Matches:
     def __init__(self, store: MatchStore, settings: EngineSettings) -> None:
         self.store = store
         self.settings = settings
+        self.bots = BotPlayers(settings.bot_addresses, settings.bot_budget_ms)
 
     async def load(self, match_id: str) -> Stored:
         stored = await self.store.load(match_id)
@@ -289,7 +303,7 @@ class Matches:
         if record.status != "playing":
             return None
         match = Match.from_bytes(state)
-        if record.bots[due_seat(match)]:
+        if bot_seat(record, match) is not None:
             return time.time() + self.settings.bot_delay_seconds
         if record.turn_seconds:
             return record.turn_started_at + record.turn_seconds
@@ -313,7 +327,8 @@ class Matches:
         if stored.record.status == "over":
             await self.finish(stored.record, stored.state)
             return
-        stored, change, _ = await self.update(match_id, self._due_change)
+        decision = await self._bot_decision(stored)
+        stored, change, _ = await self.update(match_id, partial(self._due_change, decision))
         if change is None:
             await self._reschedule(stored)
 
@@ -332,15 +347,32 @@ class Matches:
         if latest is not None and latest.version != stored.version:
             await self._set_deadline_for(latest.record, latest.state)
 
-    def _due_change(self, stored: Stored) -> Change | None:
+    async def _bot_decision(self, stored: Stored) -> BotDecision | None:
+        """Ask the bot of the seat that is to act, if any (outside the transaction: the bot
+        service may think for a while, and the move is dropped if the match moved meanwhile)."""
+        if stored.record.status != "playing":
+            return None
+        match = Match.from_bytes(stored.state)
+        seat = bot_seat(stored.record, match)
+        if seat is None:
+            return None
+        level = stored.record.bots[seat]
+        view = match.view(seat)
+        action = await self.bots.decide(view, level, stored.record.match_id, stored.version)
+        return BotDecision(stored.version, seat, action)
+
+    def _due_change(self, decision: BotDecision | None, stored: Stored) -> Change | None:
         record = stored.record
         if record.status != "playing":
             return None
+        if decision is not None:
+            if decision.version != stored.version:
+                return None  # the match moved on: the rescheduled deadline asks again
+            return self.move(stored, decision.seat, decision.action)[0]
         match = Match.from_bytes(stored.state)
         seat = due_seat(match)
         if record.bots[seat]:
-            action = bot_action(match, seat, record.bots[seat], stored.version)
-            return self.move(stored, seat, action)[0]
+            return None
         if not record.turn_seconds or time.time() < record.turn_started_at + record.turn_seconds:
             return None
         extra = [game_pb2.Event(timed_out=game_pb2.SeatOnly(seat=seat))]
@@ -353,11 +385,18 @@ class Matches:
         return change
 
 
-def bot_action(match: Match, seat: int, level: str, version: int) -> Action:
-    """A bot's move. Until the bot service answers here, every level plays a random legal action
-    (seeded by the match version, so a retried deadline picks the same move)."""
-    rng = random.Random(f"{match.seed}/{version}/{seat}")
-    return rng.choice(list(match.legal_actions(seat)))
+def bot_seat(record: MatchRecord, match: Match) -> int | None:
+    """The bot seat with something to do: the seat the match waits for, or any bot seat that
+    may make a call or catch another seat's missed one (bots do both at once)."""
+    waited_for = due_seat(match)
+    if record.bots[waited_for]:
+        return waited_for
+    for seat in range(record.seats):
+        if record.bots[seat] and any(
+            type(action) in (Call, Catch) for action in match.legal_actions(seat)
+        ):
+            return seat
+    return None
 
 
 def result_json(record: MatchRecord, match: Match) -> str:

@@ -1,0 +1,78 @@
+"""Where bot seats get their moves: the Bots service, with the engine's own fallback.
+
+The engine sends a bot seat's view (exactly what a human client of that seat would get) to the
+Bots service configured for the seat's level. A third party plugs in its own bot by serving
+``maumau.v1.Bots`` and naming its address (MAUMAU_BOTS_ADDRESS, or MAUMAU_BOTS_ADDRESS_<LEVEL>
+for one level). When the service is slow, down, or answers an action that is not legal, the
+engine plays the heuristic's choice itself, so a match never stalls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Mapping
+
+import grpc
+import prometheus_client
+
+from maumau.bots.policies import decide
+from maumau.engine.convert import action_from_pb, view_to_pb
+from maumau.rules import Action, BadInput, View
+from maumau.v1 import bots_pb2, bots_pb2_grpc
+
+log = logging.getLogger(__name__)
+
+FALLBACKS = prometheus_client.Counter(
+    "engine_bot_fallbacks_total", "Bot moves the engine chose itself: the bot service failed."
+)
+
+
+class BotPlayers:
+    """Bot decisions by level; ``addresses`` maps a level (or '' for all) to a Bots service."""
+
+    def __init__(
+        self, addresses: Mapping[str, str], budget_ms: int = 200, slack_seconds: float = 1.0
+    ) -> None:
+        self.addresses = dict(addresses)
+        self.budget_ms = budget_ms
+        self.timeout = budget_ms / 1000 + slack_seconds
+        self._channels: dict[str, grpc.aio.Channel] = {}
+
+    def address_for(self, level: str) -> str:
+        return self.addresses.get(level) or self.addresses.get("", "")
+
+    async def decide(self, view: View, level: str, match_id: str, version: int) -> Action:
+        address = self.address_for(level)
+        if address:
+            try:
+                return await self._ask(address, view, level, match_id, version)
+            except (grpc.RpcError, BadInput, ValueError) as error:
+                FALLBACKS.inc()
+                log.warning("bots at %s failed (%s): the engine moves itself", address, error)
+            level = "heuristic"
+        # Search is CPU-bound: off the event loop, so the replica keeps answering calls.
+        return await asyncio.to_thread(decide, view, level, random.Random(), self.budget_ms / 1000)
+
+    async def _ask(
+        self, address: str, view: View, level: str, match_id: str, version: int
+    ) -> Action:
+        channel = self._channels.get(address)
+        if channel is None:
+            channel = self._channels[address] = grpc.aio.insecure_channel(address)
+        reply = await bots_pb2_grpc.BotsStub(channel).Decide(
+            bots_pb2.DecideRequest(
+                view=view_to_pb(view, match_id, version), level=level, budget_ms=self.budget_ms
+            ),
+            timeout=self.timeout,
+        )
+        action = action_from_pb(reply.action)
+        if action not in view.legal:
+            raise ValueError(f"it answered {action.text!r}, which is not legal now")
+        return action
+
+    async def close(self) -> None:
+        for channel in self._channels.values():
+            await channel.close()
+        self._channels.clear()
