@@ -14,6 +14,7 @@ from maumau.rules import (
     parse_cards,
     translate,
 )
+from tests.rules.support import act, named, refused
 
 
 def setup(hands, discard, draw="", options=None, **kw):
@@ -27,25 +28,8 @@ def setup(hands, discard, draw="", options=None, **kw):
     )
 
 
-def act(match, seat, text):
-    return match.apply(seat, parse_action(text))
-
-
-def refused(match, seat, text):
-    """The error code that refuses ``text``, checking that the match is left unchanged."""
-    before = match.copy()
-    with pytest.raises(IllegalAction) as err:
-        match.apply(seat, parse_action(text))
-    assert match == before
-    return err.value.code
-
-
 def legal(match, seat, text):
     return parse_action(text) in match.legal_actions(seat)
-
-
-def of(events, kind):
-    return [event for event in events if type(event).__name__ == kind]
 
 
 def card_count(match):
@@ -107,7 +91,7 @@ def test_jack_starter_lets_dealer_name_the_suit():
     assert match.phase == "play"
     assert match.wished == "S"
     assert match.turn == first
-    assert of(events, "SuitNamed")[0].seat == dealer
+    assert named(events, "SuitNamed")[0].seat == dealer
 
 
 def test_seat_left_of_dealer_begins():
@@ -126,7 +110,7 @@ def test_deal_passes_to_the_next_seat_each_round():
     assert match.round == 2
     assert match.dealer == 1
     assert match.turn == 2
-    assert of(events, "RoundStarted")[0].dealer == 1
+    assert named(events, "RoundStarted")[0].dealer == 1
 
 
 # ------------------------------------------------------------------ matching and drawing
@@ -216,7 +200,7 @@ def test_seven_makes_next_seat_draw_two_and_sit_out():
     events = act(match, 1, "accept")
 
     assert match.hands[1] == parse_cards("3S 4D 5D KS QS")
-    assert of(events, "Drew")[0].reason == "penalty"
+    assert named(events, "Drew")[0].reason == "penalty"
     assert (match.pending, match.pending_count, match.turn) == ("", 0, 2)
 
 
@@ -253,7 +237,7 @@ def test_eight_skips_the_next_seat():
     events = act(match, 0, "8H")
 
     assert match.turn == 2
-    assert of(events, "Skipped")[0].seat == 1
+    assert named(events, "Skipped")[0].seat == 1
 
 
 def test_jack_goes_on_anything_and_names_a_suit():
@@ -308,7 +292,7 @@ def test_missed_mau_is_caught_for_two_cards():
     events = act(match, 2, "catch:0")
 
     assert match.hands[0] == parse_cards("2C KS QS")
-    assert of(events, "Caught")[0].seat == 0
+    assert named(events, "Caught")[0].seat == 0
     assert match.turn == 1
 
 
@@ -340,7 +324,7 @@ def test_last_card_with_maumau_ends_the_round():
 
     events = act(match, 0, "5H!maumau")
 
-    over = of(events, "RoundOver")[0]
+    over = named(events, "RoundOver")[0]
     assert (over.round, over.winner) == (1, 0)
     assert match.round == 2
 
@@ -350,14 +334,14 @@ def test_last_card_without_maumau_wins_when_the_window_closes():
     the catch window closes uncaught, and that seat then wins."""
     match = setup(["5H", "5S 5D", "5C 6C"], "9H", draw="KS QS")
     events = act(match, 0, "5H")
-    assert not of(events, "RoundOver")
+    assert not named(events, "RoundOver")
     assert match.round == 1
     assert match.turn == 1
     assert legal(match, 2, "catch:0")
 
     events = act(match, 1, "5S")
 
-    over = of(events, "RoundOver")[0]
+    over = named(events, "RoundOver")[0]
     assert (over.winner, over.points[0]) == (0, 0)
     assert match.round == 2
 
@@ -383,7 +367,7 @@ def test_first_seat_out_wins_even_if_the_next_one_also_forgets():
 
     events = act(match, 1, "5S")
 
-    assert of(events, "RoundOver")[0].winner == 0
+    assert named(events, "RoundOver")[0].winner == 0
 
 
 # ------------------------------------------------------------------ piles and scoring
@@ -397,7 +381,7 @@ def test_empty_draw_pile_is_refilled_from_the_discard_pile():
 
     events = act(match, 0, "draw")
 
-    assert of(events, "Reshuffled")[0].count == 3
+    assert named(events, "Reshuffled")[0].count == 3
     assert match.discard == parse_cards("9H")
     assert len(match.draw_pile) == 2
     assert len(match.hands[0]) == 3
@@ -413,7 +397,7 @@ def test_round_points_are_the_cards_left_in_hand():
 
     events = act(match, 0, "5H!maumau")
 
-    over = of(events, "RoundOver")[0]
+    over = named(events, "RoundOver")[0]
     assert over.points == (0, 40, 19)
     assert over.totals == (10, 60, 49)
     assert match.totals == [10, 60, 49]
@@ -430,7 +414,7 @@ def test_match_ends_at_the_target_and_the_lowest_total_wins():
     assert match.outcome.winners == (2,)
     assert match.outcome.reason == "target"
     assert match.phase == "over"
-    assert of(events, "MatchOver")[0].winners == (2,)
+    assert named(events, "MatchOver")[0].winners == (2,)
     assert refused(match, 1, "5C") == "match_over"
 
 
@@ -445,7 +429,7 @@ def test_tie_for_lowest_total_plays_a_deciding_round_among_the_tied():
     assert match.in_round == [True, False, True]
     assert match.round == 2
     assert match.hands[1] == []
-    assert of(events, "RoundStarted")[0].seats == (0, 2)
+    assert named(events, "RoundStarted")[0].seats == (0, 2)
     assert match.turn in (0, 2)
 
 
@@ -469,7 +453,7 @@ def test_casual_game_is_a_single_unscored_round():
 
     assert match.outcome.winners == (0,)
     assert match.outcome.reason == "single"
-    assert of(events, "MatchOver")[0].reason == "single"
+    assert named(events, "MatchOver")[0].reason == "single"
 
 
 # ------------------------------------------------------------------ variants
@@ -493,7 +477,7 @@ def test_ace_power_draw_makes_every_other_seat_draw_one():
 
     assert match.hands[1] == parse_cards("4D 5D KS")
     assert match.hands[2] == parse_cards("5C 6C QS")
-    assert [e.reason for e in of(events, "Drew")] == ["ace", "ace"]
+    assert [e.reason for e in named(events, "Drew")] == ["ace", "ace"]
     assert match.turn == 1
 
 

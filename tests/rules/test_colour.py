@@ -4,15 +4,12 @@ Positions are built with ``Match.from_setup``; seat 0 is to move unless a test s
 """
 
 from collections import Counter
-from collections.abc import Callable
 
 import pytest
 
 from maumau.rules import (
     BadInput,
     Card,
-    Event,
-    IllegalAction,
     Match,
     Ruleset,
     card_points,
@@ -20,6 +17,7 @@ from maumau.rules import (
     parse_action,
     parse_cards,
 )
+from tests.rules.support import act, dealt_where, named, refused
 
 COL = Ruleset.create("colour")
 TEAMS = Ruleset.create("colour", {"teams": True})
@@ -38,38 +36,12 @@ def setup(*hands: str, top: str, draw: str = SPARE, ruleset: Ruleset = COL, **kw
     )
 
 
-def act(match: Match, seat: int, text: str) -> list[Event]:
-    return match.apply(seat, parse_action(text))
-
-
-def refused(match: Match, seat: int, text: str) -> str:
-    """The error code of an illegal action, after checking it left the match unchanged."""
-    before = match.copy()
-    with pytest.raises(IllegalAction) as err:
-        act(match, seat, text)
-    assert match == before
-    return err.value.code
-
-
 def legal(match: Match, seat: int) -> set[str]:
     return {action.text for action in match.legal_actions(seat)}
 
 
-def named(events: list[Event], kind: str) -> list[Event]:
-    return [event for event in events if type(event).__name__ == kind]
-
-
 def hand(match: Match, seat: int) -> str:
     return " ".join(card.text for card in match.hands[seat])
-
-
-def dealt_where(seats: int, test: Callable[[Match], bool]) -> Match:
-    """The first match dealt by ``Match.new`` (seeds 0, 1, ...) whose position passes ``test``."""
-    for seed in range(5000):
-        match = Match.new(COL, seats=seats, seed=seed)
-        if test(match):
-            return match
-    raise AssertionError("no seed deals such a position")
 
 
 # ------------------------------------------------------------------ deck, deal, seats, teams
@@ -104,7 +76,7 @@ def test_two_to_eight_seats_and_teams_only_for_four() -> None:
 def test_a_wild_starter_lets_the_starting_seat_name_the_colour() -> None:
     """Rule text 003 says nothing of the starter; the reading chosen: a wild starter lets the
     starting seat name the colour."""
-    match = dealt_where(3, lambda m: m.top.text == "W")
+    match = dealt_where(COL, 3, lambda m: m.top.text == "W")
     first = match.turn
     assert (match.phase, match.chooser) == ("starter_suit", first)
     assert refused(match, (first + 1) % 3, "suit:G") == "starter_suit_needed"
@@ -114,7 +86,7 @@ def test_a_wild_starter_lets_the_starting_seat_name_the_colour() -> None:
 
 def test_an_action_card_starter_has_no_effect() -> None:
     """Rule text 003 reading: a draw-2 starter makes nobody draw."""
-    match = dealt_where(3, lambda m: m.top.rank == "+2")
+    match = dealt_where(COL, 3, lambda m: m.top.rank == "+2")
     assert (match.phase, match.pending) == ("play", "")
     assert "accept" not in legal(match, match.turn)
     assert "draw" in legal(match, match.turn)

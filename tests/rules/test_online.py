@@ -15,6 +15,7 @@ from maumau.rules import (
     parse_cards,
     translate,
 )
+from tests.rules.support import act, named, refused
 
 
 def setup(hands, discard, draw="", options=None, **kw):
@@ -28,25 +29,8 @@ def setup(hands, discard, draw="", options=None, **kw):
     )
 
 
-def act(match, seat, text):
-    return match.apply(seat, parse_action(text))
-
-
-def refused(match, seat, text):
-    """The error code that refuses ``text``, checking that the match is left unchanged."""
-    before = match.copy()
-    with pytest.raises(IllegalAction) as err:
-        match.apply(seat, parse_action(text))
-    assert match == before
-    return err.value.code
-
-
 def legal(match, seat, text):
     return parse_action(text) in match.legal_actions(seat)
-
-
-def of(events, kind):
-    return [event for event in events if type(event).__name__ == kind]
 
 
 def new_match_with_starter(rank):
@@ -112,7 +96,7 @@ def test_seven_makes_the_next_seat_take_two_which_ends_its_turn():
     events = act(match, 1, "accept")
 
     assert match.hands[1] == parse_cards("8D 10D QD KD QC")
-    assert of(events, "Drew")[0].reason == "penalty"
+    assert named(events, "Drew")[0].reason == "penalty"
     assert (match.pending, match.turn) == ("", 2)
 
 
@@ -148,7 +132,7 @@ def test_eight_skips_the_next_seat():
     events = act(match, 0, "8H")
 
     assert match.turn == 2
-    assert of(events, "Skipped")[0].seat == 1
+    assert named(events, "Skipped")[0].seat == 1
 
 
 def test_jack_wishes_a_suit():
@@ -209,7 +193,7 @@ def test_the_drawn_card_may_be_kept_by_passing():
 
     events = act(match, 0, "pass")
 
-    assert of(events, "Passed")[0].seat == 0
+    assert named(events, "Passed")[0].seat == 0
     assert match.hands[0] == parse_cards("9C KH QH")
     assert match.turn == 1
 
@@ -258,7 +242,7 @@ def test_the_last_card_wins_at_once():
 
     events = act(match, 0, "9H")
 
-    assert of(events, "RoundOver")[0].winner == 0
+    assert named(events, "RoundOver")[0].winner == 0
     assert match.round_wins == [1, 0]
     assert match.outcome.winners == (0,)
     assert match.outcome.reason == "wins"
@@ -292,7 +276,7 @@ def test_empty_draw_pile_is_refilled_from_the_discards():
 
     events = act(match, 0, "draw")
 
-    assert of(events, "Reshuffled")[0].count == 3
+    assert named(events, "Reshuffled")[0].count == 3
     assert match.discard == parse_cards("9H")
     assert len(match.hands[0]) == 3
     assert len(match.draw_pile) + len(match.discard) + sum(map(len, match.hands)) == total
@@ -304,7 +288,7 @@ def test_turn_passes_on_when_no_card_can_be_drawn():
 
     events = act(match, 0, "draw")
 
-    assert of(events, "Drew")[0].count == 0
+    assert named(events, "Drew")[0].count == 0
     assert match.hands[0] == parse_cards("9C KC")
     assert match.turn == 1
 
@@ -316,7 +300,7 @@ def test_a_penalty_larger_than_the_piles_takes_what_there_is():
     events = act(match, 0, "accept")
 
     assert match.hands[0] == parse_cards("9C KC KS 9D")
-    assert of(events, "Drew")[0].count == 2
+    assert named(events, "Drew")[0].count == 2
     assert (match.pending, match.turn) == ("", 1)
 
 
@@ -329,7 +313,7 @@ def test_round_wins_are_counted_until_the_agreed_number():
 
     events = act(match, 0, "9H")
 
-    assert of(events, "RoundOver")[0].winner == 0
+    assert named(events, "RoundOver")[0].winner == 0
     assert match.outcome is None
     assert match.round_wins == [1, 0]
     assert match.round == 2

@@ -13,7 +13,6 @@ from maumau.rules import (
     BadInput,
     Card,
     Event,
-    IllegalAction,
     Match,
     Ruleset,
     card_points,
@@ -21,6 +20,7 @@ from maumau.rules import (
     parse_action,
     parse_cards,
 )
+from tests.rules.support import act, dealt_where, named, refused
 
 OST = Ruleset.create("ostfriesland")
 
@@ -36,38 +36,12 @@ def setup(*hands: str, top: str, draw: str = "", ruleset: Ruleset = OST, **kw: o
     )
 
 
-def act(match: Match, seat: int, text: str) -> list[Event]:
-    return match.apply(seat, parse_action(text))
-
-
-def refused(match: Match, seat: int, text: str) -> str:
-    """The error code of an illegal action, after checking it left the match unchanged."""
-    before = match.copy()
-    with pytest.raises(IllegalAction) as err:
-        act(match, seat, text)
-    assert match == before
-    return err.value.code
-
-
 def legal(match: Match, seat: int) -> set[str]:
     return {action.text for action in match.legal_actions(seat)}
 
 
-def named(events: list[Event], kind: str) -> list[Event]:
-    return [event for event in events if type(event).__name__ == kind]
-
-
 def hand(match: Match, seat: int) -> str:
     return " ".join(card.text for card in match.hands[seat])
-
-
-def dealt_where(seats: int, test: Callable[[Match], bool]) -> Match:
-    """The first match dealt by ``Match.new`` (seeds 0, 1, ...) whose position passes ``test``."""
-    for seed in range(5000):
-        match = Match.new(OST, seats=seats, seed=seed)
-        if test(match):
-            return match
-    raise AssertionError("no seed deals such a position")
 
 
 # ------------------------------------------------------------------ table and deal
@@ -104,7 +78,7 @@ def test_the_seat_left_of_the_dealer_begins_and_the_deal_passes_left() -> None:
 
 def test_a_jack_starter_lets_the_starting_seat_name_the_suit() -> None:
     """Rule text 002: the first card works for the starting player; on a Jack it wishes itself."""
-    match = dealt_where(3, lambda m: m.top.rank == "J")
+    match = dealt_where(OST, 3, lambda m: m.top.rank == "J")
     starter_seat = match.turn
     other = (starter_seat + 1) % 3
     assert match.phase == "starter_suit"
@@ -124,7 +98,7 @@ def _opens_on(rank: str, holding: Callable[[str], bool]) -> Callable[[Match], bo
 def test_a_seven_starter_counts_when_the_starting_seat_stacks_a_seven() -> None:
     """Rule text 002: a starter 7 counts only if the starting player wants it: a 7 on it passes
     on both sevens, so the next seat faces four cards."""
-    match = dealt_where(3, _opens_on("7", lambda text: text[0] == "7"))
+    match = dealt_where(OST, 3, _opens_on("7", lambda text: text[0] == "7"))
     seven = next(card for card in match.hands[0] if card.rank == "7")
     assert seven.text in legal(match, 0)
     assert "accept" not in legal(match, 0)
@@ -136,7 +110,7 @@ def test_a_seven_starter_counts_when_the_starting_seat_stacks_a_seven() -> None:
 
 def test_a_seven_starter_may_be_played_on_as_a_plain_card() -> None:
     """Rule text 002: if the starting player does not take the starter 7 up, it is a plain card."""
-    match = dealt_where(3, lambda m: _opens_on("7", _plain_of(m.top.suit))(m))  # 10, Q, K or A
+    match = dealt_where(OST, 3, lambda m: _opens_on("7", _plain_of(m.top.suit))(m))  # 10, Q, K or A
     plain = next(card for card in match.hands[0] if _plain_of(match.top.suit)(card.text))
     act(match, 0, plain.text)
     assert (match.turn, match.pending, match.pending_count) == (1, "", 0)
@@ -151,6 +125,7 @@ def test_a_seven_starter_works_only_for_the_starting_seat() -> None:
     """Rule text 002: the starter works for the starting player alone; once that seat drew instead,
     a 7 from the next seat is an ordinary 7: the seat after it draws two, not four."""
     match = dealt_where(
+        OST,
         3,
         lambda m: (
             m.top.rank == "7"
@@ -168,7 +143,7 @@ def test_a_seven_starter_works_only_for_the_starting_seat() -> None:
 
 def test_an_eight_starter_counts_when_the_starting_seat_stacks_an_eight() -> None:
     """Rule text 002: a starter 8 taken up with another 8 makes the next seat sit out."""
-    match = dealt_where(3, _opens_on("8", lambda text: text[0] == "8"))
+    match = dealt_where(OST, 3, _opens_on("8", lambda text: text[0] == "8"))
     eight = next(card for card in match.hands[0] if card.rank == "8")
     assert "accept" not in legal(match, 0)
     act(match, 0, eight.text)

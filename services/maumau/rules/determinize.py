@@ -10,12 +10,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from .cards import DECKS
+from .cards import DECKS, Card
 from .match import Match, View
 from .ruleset import Ruleset
 
 
-def unseen_cards(view: View, ruleset: Ruleset) -> list:
+def unseen_cards(view: View, ruleset: Ruleset) -> list[Card]:
     """The cards ``view.seat`` has not seen: in other hands or the draw pile, in a fixed order."""
     deck = Counter(DECKS[ruleset.deck]() * ruleset.decks_for(len(view.hand_sizes)))
     deck.subtract(view.hand)
