@@ -3,8 +3,8 @@
 Figures are written to ``bench/results.json`` (figure name -> number), merged with what other parts
 wrote before, so they can be tracked over time. ``python -m bench [seconds] [part ...]`` sets the
 time per measurement (default 3) and runs only the parts named (rules, references, engine, bots,
-rating; default all of them). The bot league plays MAUMAU_BENCH_LEAGUE_ROUNDS rounds per
-matchup (default 100).
+rating, matchmaking; default all of them). The bot league plays MAUMAU_BENCH_LEAGUE_ROUNDS
+rounds per matchup (default 100).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 from bench import references
 from bench.bots import bench_bots
 from bench.engine import bench_engine
+from bench.matchmaking import bench_matchmaking
 from bench.rating import bench_rating
 from bench.rules import plays_first, random_rounds
 
@@ -85,7 +86,7 @@ def bench_references(seconds: float, figures: dict[str, float]) -> None:
         print(f"  OpenSpiel skipped: {missing}")
 
 
-PARTS = ("rules", "references", "engine", "bots", "rating")
+PARTS = ("rules", "references", "engine", "bots", "rating", "matchmaking")
 
 
 def main() -> None:
@@ -106,6 +107,8 @@ def main() -> None:
         figures.update(bench_bots(rounds, budget_seconds=0.2, max_worlds=40))
     if "rating" in parts:
         figures.update(bench_rating(seconds))
+    if "matchmaking" in parts:
+        figures.update(bench_matchmaking())
     record(figures)
     print(f"figures written to {RESULTS}")
 

@@ -60,6 +60,7 @@ SERVICES: tuple[Service, ...] = (
     # Started in this order (a service after those it calls), stopped in reverse.
     Service("bots", "maumau.bots", ("maumau.v1.Bots",)),
     Service("engine", "maumau.engine", ("maumau.v1.Engine", "maumau.v1.Players")),
+    Service("matchmaking", "maumau.matchmaking", ("maumau.v1.Matchmaking",)),
     Service("rating", "maumau.rating", ("maumau.v1.Rating",)),
 )
 
@@ -317,8 +318,12 @@ def run(stop: StopSignals) -> int:
                     "MAUMAU_TOKEN_SECRET": secret,
                     "PYTHONUNBUFFERED": "1",
                 }
-                bots = configs["bots"]
-                env.setdefault("MAUMAU_BOTS_ADDRESS", f"{bots.host}:{bots.port}")
+                bots, engine = configs["bots"], configs["engine"]
+                env.setdefault("MAUMAU_BOTS_ADDRESS", f"{connect_host(bots.host)}:{bots.port}")
+                env.setdefault(
+                    "MAUMAU_MATCHMAKING_ENGINE_ADDRESS",
+                    f"{connect_host(engine.host)}:{engine.port}",
+                )
                 for service in SERVICES:
                     if stop.requested:
                         raise Interrupted

@@ -6,32 +6,16 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio
 
-from maumau.common.config import ServiceConfig
 from maumau.common.redis_server import EmbeddedRedis
 from maumau.engine.app import EngineApp
 from maumau.engine.matches import EngineSettings
 from maumau_sdk import Platform
-from tests.engine.conftest import SECRET
-
-HEALTH_INTERVAL_SECONDS = 60.0
-"""Longer than any test here. ``ServiceServer.stop`` cancels its health watcher and awaits it, but
-on Python 3.11 ``asyncio.wait_for`` swallows a cancellation that meets a probe just finishing, so
-the watcher can run on and stop never returns; tests/engine's 0.2 s interval hits that about
-once in ten runs of these tests."""
-
-
-def engine_config(port: int = 0) -> ServiceConfig:
-    return ServiceConfig(
-        host="127.0.0.1", port=port, metrics_port=0, health_interval_seconds=HEALTH_INTERVAL_SECONDS
-    )
+from tests.engine.conftest import start_engine_with
 
 
 async def start_engine(url: str, port: int = 0) -> tuple[EngineApp, redis.asyncio.Redis]:
-    """A replica whose bots move at once, as tests/engine's ``start_engine``."""
-    client = redis.asyncio.Redis.from_url(url)
-    app = EngineApp(client, engine_config(port), SECRET, EngineSettings(bot_delay_seconds=0), 0.01)
-    await app.start()
-    return app, client
+    """A replica whose bots move at once, on a chosen port (so a test can restart it there)."""
+    return await start_engine_with(url, EngineSettings(bot_delay_seconds=0), port)
 
 
 @pytest.fixture

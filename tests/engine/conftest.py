@@ -13,8 +13,8 @@ from maumau.engine.matches import EngineSettings
 SECRET = b"engine tests secret"
 
 
-def engine_config() -> ServiceConfig:
-    return ServiceConfig(host="127.0.0.1", port=0, metrics_port=0, health_interval_seconds=0.2)
+def engine_config(port: int = 0) -> ServiceConfig:
+    return ServiceConfig(host="127.0.0.1", port=port, metrics_port=0, health_interval_seconds=0.2)
 
 
 async def start_engine(url: str, bot_delay: float = 0.0) -> tuple[EngineApp, redis.asyncio.Redis]:
@@ -40,11 +40,11 @@ def address(engine: EngineApp) -> str:
 
 
 async def start_engine_with(
-    url: str, settings: EngineSettings
+    url: str, settings: EngineSettings, port: int = 0
 ) -> tuple[EngineApp, redis.asyncio.Redis]:
-    """A replica with explicit settings (bot delay, deadline lease, ...)."""
+    """A replica with explicit settings (bot delay, deadline lease, ...), on a chosen port."""
     client = redis.asyncio.Redis.from_url(url)
-    app = EngineApp(client, engine_config(), SECRET, settings, 0.01)
+    app = EngineApp(client, engine_config(port), SECRET, settings, 0.01)
     await app.start()
     return app, client
 

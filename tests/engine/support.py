@@ -105,7 +105,9 @@ def pick(view: game_pb2.View, rng: random.Random) -> game_pb2.Action:
     """A random legal action, a card before anything else when one fits (as a person plays:
     drawing at random while holding playable cards makes rounds needlessly long)."""
     plays = [a for a in view.legal if a.WhichOneof("kind") == "play"]
-    return rng.choice(plays or list(view.legal))
+    # Catches and calls are left out: a bot seat may make its call first, so they could race.
+    moves = [a for a in view.legal if a.WhichOneof("kind") not in ("catch_seat", "call")]
+    return rng.choice(plays or moves)
 
 
 async def play_to_the_end(

@@ -1,0 +1,571 @@
+"""The ticket queue in Redis: the matchmaker's one access layer for tickets and formations.
+
+A queue is a ruleset (text form) and a mode (ranked or casual). Every key of one queue carries
+the queue's hash tag ``{tag}`` (a digest of the queue's name), so each script below touches one
+Redis Cluster slot and claims the tickets of a table all at once or not at all:
+
+- ``mm:{tag}:waiting``     sorted set: ticket id -> queued at (tickets free to be claimed)
+- ``mm:{tag}:expiry``      sorted set: ticket id -> expires at (until the ticket ends)
+- ``mm:{tag}:tickets``     hash: ticket id -> the ticket's spec (JSON, never changes)
+- ``mm:{tag}:status``      hash: ticket id -> the ticket's status (JSON)
+- ``mm:{tag}:done``        sorted set: ticket id -> ended at (spec and status go after retention)
+- ``mm:{tag}:leases``      sorted set: formation id -> lease end
+- ``mm:{tag}:formations``  hash: formation id -> the table being created (JSON)
+- ``mm:{tag}:owners``      hash: formation id -> the replica whose lease it is
+- ``mm:{tag}:created``     hash: formation id -> the match created for it, left by a replica
+  whose lease ran out meanwhile, for the replica that took over
+
+Global keys: ``mm:queues`` (sorted set: tag -> last enqueue), ``mm:queue-info`` (hash: tag ->
+ruleset and mode) and ``mm:player:{player_id}`` (the player's latest ticket id).
+
+A ticket id is ``<tag>.<random>``, so the id alone finds its queue. A claimed ticket leaves
+``waiting`` while its table is created; its status stays "searching" until the table is there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import time
+from dataclasses import dataclass, field
+
+import grpc
+import redis.asyncio as redis
+
+from maumau.common.errors import ServiceError
+from maumau.matchmaking.forming import Table, Waiting
+from maumau.matchmaking.ratings import RatingLookup
+
+SEARCHING, SEATED, CANCELLED, EXPIRED = "searching", "seated", "cancelled", "expired"
+QUEUES, QUEUE_INFO = "mm:queues", "mm:queue-info"
+
+# KEYS: waiting, leases, formations, owners. ARGV: lease end, owner, then per table:
+# formation id, formation JSON, ticket count, ticket ids. Claims every table whose tickets are
+# all still waiting; answers the formation ids claimed.
+_CLAIM = """
+local claimed = {}
+local i = 3
+while i <= #ARGV do
+  local n = tonumber(ARGV[i + 2])
+  local free = true
+  for k = 1, n do
+    if not redis.call('ZSCORE', KEYS[1], ARGV[i + 2 + k]) then free = false break end
+  end
+  if free then
+    for k = 1, n do redis.call('ZREM', KEYS[1], ARGV[i + 2 + k]) end
+    redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1])
+    redis.call('HSET', KEYS[4], ARGV[i], ARGV[2])
+    redis.call('ZADD', KEYS[2], ARGV[1], ARGV[i])
+    claimed[#claimed + 1] = ARGV[i]
+  end
+  i = i + 3 + n
+end
+return claimed
+"""
+
+# KEYS: leases, formations, owners, created, status, done, expiry. ARGV: owner, now, then per
+# formation: formation id, match id, ticket count, then ticket id and seated status per ticket.
+# Seats a formation's tickets if its lease is still the owner's ('ok'); else leaves the match for
+# the replica that took over ('handed'), or, when the formation is gone, answers its first
+# ticket's status ('gone'). Answers an outcome and a status ('' but for 'gone') per formation.
+_COMMIT = """
+local out = {}
+local i = 3
+while i <= #ARGV do
+  local id, match, n = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+  local owner = redis.call('HGET', KEYS[3], id)
+  if owner == ARGV[1] then
+    for k = 0, n - 1 do
+      local ticket = ARGV[i + 3 + 2 * k]
+      redis.call('HSET', KEYS[5], ticket, ARGV[i + 4 + 2 * k])
+      redis.call('ZADD', KEYS[6], ARGV[2], ticket)
+      redis.call('ZREM', KEYS[7], ticket)
+    end
+    redis.call('ZREM', KEYS[1], id)
+    redis.call('HDEL', KEYS[2], id)
+    redis.call('HDEL', KEYS[3], id)
+    redis.call('HDEL', KEYS[4], id)
+    out[#out + 1] = 'ok'
+    out[#out + 1] = ''
+  elseif owner then
+    redis.call('HSET', KEYS[4], id, match)
+    out[#out + 1] = 'handed'
+    out[#out + 1] = ''
+  else
+    out[#out + 1] = 'gone'
+    out[#out + 1] = redis.call('HGET', KEYS[5], ARGV[i + 3]) or ''
+  end
+  i = i + 3 + 2 * n
+end
+return out
+"""
+
+# KEYS: leases, owners, formations, created. ARGV: now, new lease end, owner, limit. Takes over
+# formations whose lease ran out; answers formation id, formation JSON and match left, each.
+_RECLAIM = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[4])
+local out = {}
+for _, id in ipairs(due) do
+  redis.call('ZADD', KEYS[1], ARGV[2], id)
+  redis.call('HSET', KEYS[2], id, ARGV[3])
+  out[#out + 1] = id
+  out[#out + 1] = redis.call('HGET', KEYS[3], id) or ''
+  out[#out + 1] = redis.call('HGET', KEYS[4], id) or ''
+end
+return out
+"""
+
+# KEYS: leases, formations, owners, created, waiting. ARGV: formation id, owner, then ticket id
+# and queued-at per ticket. Puts the tickets back in the queue, unless a match was left for the
+# formation meanwhile ('adopt') or the lease is someone else's ('lost').
+_GIVE_BACK = """
+if redis.call('HGET', KEYS[3], ARGV[1]) ~= ARGV[2] then return {'lost'} end
+local created = redis.call('HGET', KEYS[4], ARGV[1])
+if created then return {'adopt', created} end
+for i = 3, #ARGV, 2 do redis.call('ZADD', KEYS[5], ARGV[i + 1], ARGV[i]) end
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+return {'returned'}
+"""
+
+# KEYS: waiting, expiry, status, done. ARGV: ticket id, now, cancelled status. 1: cancelled.
+_CANCEL = """
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
+redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
+return 1
+"""
+
+# KEYS: waiting, expiry, status, done. ARGV: now, limit, expired status. Expires the waiting
+# tickets whose time is up (a claimed one expires if its table fails and it comes back).
+_EXPIRE = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
+local out = {}
+for _, id in ipairs(due) do
+  if redis.call('ZREM', KEYS[1], id) == 1 then
+    redis.call('ZREM', KEYS[2], id)
+    redis.call('HSET', KEYS[3], id, ARGV[3])
+    redis.call('ZADD', KEYS[4], ARGV[1], id)
+    out[#out + 1] = id
+  end
+end
+return out
+"""
+
+# KEYS: done, tickets, status. ARGV: ended before, limit. Forgets tickets ended long ago.
+_FORGET = """
+local old = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
+for _, id in ipairs(old) do
+  redis.call('HDEL', KEYS[2], id)
+  redis.call('HDEL', KEYS[3], id)
+  redis.call('ZREM', KEYS[1], id)
+end
+return #old
+"""
+
+# KEYS: a player's latest-ticket key. ARGV: expected ticket id, new ticket id ('': none),
+# seconds to keep.
+_REPLACE = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then redis.call('DEL', KEYS[1]) return 1 end
+redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+return 1
+"""
+
+
+class LiveTicket(Exception):
+    """A player of a new ticket has a live one: FAILED_PRECONDITION, naming that ticket (the
+    shape the bootstrap turns into a status with ``maumau-error-code`` metadata)."""
+
+    code = "live_ticket"
+
+    def __init__(self, player_id: str, ticket_id: str) -> None:
+        self.params = {"player_id": player_id, "ticket_id": ticket_id}
+        self.message = (
+            f"player {player_id} already has a live ticket {ticket_id}: follow or cancel it"
+        )
+        super().__init__(self.message)
+
+
+@dataclass(frozen=True)
+class QueueInfo:
+    ruleset: str
+    """The ruleset's text form, e.g. ``classic target=50``."""
+    ranked: bool
+
+    @property
+    def name(self) -> str:
+        return f"{self.ruleset} {'ranked' if self.ranked else 'casual'}"
+
+    @property
+    def tag(self) -> str:
+        return hashlib.sha1(self.name.encode()).hexdigest()[:12]
+
+    @property
+    def preset(self) -> str:
+        return self.ruleset.split()[0]
+
+    def key(self, part: str) -> str:
+        return f"mm:{{{self.tag}}}:{part}"
+
+    def to_json(self) -> str:
+        return json.dumps({"ruleset": self.ruleset, "ranked": self.ranked})
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> QueueInfo:
+        data = json.loads(text)
+        return cls(data["ruleset"], data["ranked"])
+
+
+@dataclass(frozen=True)
+class TicketSpec:
+    """What the ticket asked for; never changes."""
+
+    players: tuple[str, ...]
+    sizes: tuple[int, ...]
+    preferred: int
+    bots_after: float | None
+    enqueued_at: float
+    expires_at: float
+
+    def to_json(self) -> str:
+        return json.dumps(self.__dict__, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> TicketSpec:
+        data = json.loads(text)
+        data["players"], data["sizes"] = tuple(data["players"]), tuple(data["sizes"])
+        return cls(**data)
+
+    def waiting(self, ticket_id: str, rating: float = 0.0) -> Waiting:
+        return Waiting(
+            ticket_id,
+            self.players,
+            frozenset(self.sizes),
+            self.preferred,
+            self.bots_after,
+            self.enqueued_at,
+            rating,
+        )
+
+
+@dataclass(frozen=True)
+class TicketStatus:
+    state: str
+    at: float
+    """Searching: when queued; seated: when its table formed; else when it ended."""
+    match_id: str = ""
+    seats: dict[str, int] = field(default_factory=dict)
+    table_seats: int = 0
+    bot_seats: int = 0
+    reason: str = ""
+
+    def to_json(self) -> str:
+        data = {k: v for k, v in self.__dict__.items() if v or k in ("state", "at")}
+        return json.dumps(data, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> TicketStatus:
+        return cls(**json.loads(text))
+
+
+@dataclass(frozen=True)
+class Ticket:
+    ticket_id: str
+    queue: QueueInfo
+    spec: TicketSpec
+    status: TicketStatus
+
+    @property
+    def live(self) -> bool:
+        return self.status.state == SEARCHING
+
+
+@dataclass(frozen=True)
+class Formation:
+    """A table claimed for creation: its tickets, seats and the commitment of its server seed,
+    by which a replica taking over finds the match if it was created."""
+
+    formation_id: str
+    tickets: tuple[tuple[str, float, tuple[str, ...]], ...]
+    """(ticket id, queued at, players) per ticket."""
+    seats: int
+    seating: tuple[tuple[str, int], ...]
+    bot_seats: tuple[int, ...]
+    commitment: str
+    formed_at: float
+
+    @classmethod
+    def of(cls, table: Table, commitment: str) -> Formation:
+        return cls(
+            secrets.token_hex(8),
+            tuple((t.ticket_id, t.enqueued_at, t.players) for t in table.tickets),
+            table.seats,
+            table.seating,
+            table.bot_seats,
+            commitment,
+            table.formed_at,
+        )
+
+    def to_json(self) -> str:
+        return json.dumps(self.__dict__, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Formation:
+        data = json.loads(text)
+        return cls(
+            data["formation_id"],
+            tuple((t, at, tuple(players)) for t, at, players in data["tickets"]),
+            data["seats"],
+            tuple((p, s) for p, s in data["seating"]),
+            tuple(data["bot_seats"]),
+            data["commitment"],
+            data["formed_at"],
+        )
+
+    def seated(self, players: tuple[str, ...], match_id: str) -> TicketStatus:
+        seats = dict(self.seating)
+        return TicketStatus(
+            SEATED,
+            self.formed_at,
+            match_id,
+            {p: seats[p] for p in players},
+            self.seats,
+            len(self.bot_seats),
+        )
+
+
+def player_key(player_id: str) -> str:
+    return f"mm:player:{{{player_id}}}"
+
+
+def queue_of(ticket_id: str) -> str:
+    """The queue tag of a ticket id."""
+    return ticket_id.partition(".")[0]
+
+
+class TicketQueue:
+    def __init__(self, client: redis.Redis, lease_seconds: float, retention_seconds: float) -> None:
+        self.redis = client
+        self.lease_seconds = lease_seconds
+        self.retention_seconds = retention_seconds
+        self._claim = client.register_script(_CLAIM)
+        self._commit = client.register_script(_COMMIT)
+        self._reclaim = client.register_script(_RECLAIM)
+        self._give_back = client.register_script(_GIVE_BACK)
+        self._cancel = client.register_script(_CANCEL)
+        self._expire = client.register_script(_EXPIRE)
+        self._forget = client.register_script(_FORGET)
+        self._replace = client.register_script(_REPLACE)
+        self._queues: dict[str, QueueInfo] = {}
+        self._specs: dict[str, dict[str, tuple[TicketSpec, float]]] = {}
+        """Per queue tag: the specs (and ratings) of the waiting tickets last seen."""
+
+    # ---------------------------------------------------------------- queues
+
+    async def queues(self, now: float, horizon: float) -> list[QueueInfo]:
+        """The queues that had a ticket within ``horizon`` seconds."""
+        tags = await self.redis.zrangebyscore(QUEUES, now - horizon, "+inf")
+        if not tags:
+            return []
+        infos = await self.redis.hmget(QUEUE_INFO, tags)
+        return [QueueInfo.from_json(text) for text in infos if text]
+
+    async def depth(self, queue: QueueInfo) -> int:
+        depth: int = await self.redis.zcard(queue.key("waiting"))
+        return depth
+
+    # ---------------------------------------------------------------- tickets
+
+    async def enqueue(self, queue: QueueInfo, spec: TicketSpec) -> str:
+        """Queue a ticket; LiveTicket when one of its players has a live ticket."""
+        ticket_id = f"{queue.tag}.{secrets.token_urlsafe(12)}"
+        status = TicketStatus(SEARCHING, spec.enqueued_at)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(QUEUE_INFO, queue.tag, queue.to_json())
+            pipe.zadd(QUEUES, {queue.tag: spec.enqueued_at})
+            pipe.hset(queue.key("tickets"), ticket_id, spec.to_json())
+            pipe.hset(queue.key("status"), ticket_id, status.to_json())
+            await pipe.execute()
+        # Written searching before the players point at it, so a racing second enqueue sees a
+        # live ticket; it joins the queue only once every player points at it.
+        taken: list[tuple[str, str]] = []
+        keep = int(spec.expires_at - spec.enqueued_at + self.retention_seconds + 60)
+        for player in spec.players:
+            live, previous = await self._point(player, ticket_id, keep)
+            if live:
+                for other, before in taken:  # they point at their latest ticket again
+                    await self._replace(keys=[player_key(other)], args=[ticket_id, before, keep])
+                ended = TicketStatus(CANCELLED, time.time(), reason="a player has a live ticket")
+                await self._end(queue, ticket_id, ended)
+                raise LiveTicket(player, live)
+            taken.append((player, previous))
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zadd(queue.key("waiting"), {ticket_id: spec.enqueued_at})
+            pipe.zadd(queue.key("expiry"), {ticket_id: spec.expires_at})
+            await pipe.execute()
+        return ticket_id
+
+    async def _point(self, player: str, ticket_id: str, keep: int) -> tuple[str, str]:
+        """Make ``ticket_id`` the player's latest ticket, unless the latest is live: (the live
+        ticket in the way or '', the latest ticket before or '')."""
+        key = player_key(player)
+        for _ in range(10):
+            if await self.redis.set(key, ticket_id, nx=True, ex=keep):
+                return "", ""
+            current = await self.redis.get(key)
+            if current is None:
+                continue
+            current_id = current.decode()
+            ticket = await self.get(current_id)
+            if ticket is not None and self._live(ticket):
+                return current_id, ""
+            if await self._replace(keys=[key], args=[current_id, ticket_id, keep]):
+                return "", current_id
+        raise ServiceError(grpc.StatusCode.ABORTED, "too many enqueues at once; try again")
+
+    def _live(self, ticket: Ticket) -> bool:
+        """Searching, and not a leftover of an enqueue that died halfway (those are searching
+        without ever joining the queue, and count as ended once they would have expired)."""
+        margin = 2 * self.lease_seconds
+        return ticket.live and time.time() < ticket.spec.expires_at + margin
+
+    async def _end(self, queue: QueueInfo, ticket_id: str, status: TicketStatus) -> None:
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(queue.key("status"), ticket_id, status.to_json())
+            pipe.zadd(queue.key("done"), {ticket_id: status.at})
+            await pipe.execute()
+
+    async def get(self, ticket_id: str) -> Ticket | None:
+        queue = await self._queue(queue_of(ticket_id))
+        if queue is None:
+            return None
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hget(queue.key("tickets"), ticket_id)
+            pipe.hget(queue.key("status"), ticket_id)
+            spec, status = await pipe.execute()
+        if spec is None or status is None:
+            return None
+        return Ticket(ticket_id, queue, TicketSpec.from_json(spec), TicketStatus.from_json(status))
+
+    async def _queue(self, tag: str) -> QueueInfo | None:
+        """The queue of a tag (a tag's queue never changes, so it is kept once read)."""
+        if tag not in self._queues:
+            info = await self.redis.hget(QUEUE_INFO, tag)
+            if info is None:
+                return None
+            self._queues[tag] = QueueInfo.from_json(info)
+        return self._queues[tag]
+
+    async def latest(self, player_id: str) -> str | None:
+        ticket_id = await self.redis.get(player_key(player_id))
+        return ticket_id.decode() if ticket_id else None
+
+    async def cancel(self, ticket: Ticket, reason: str) -> Ticket:
+        """The ticket cancelled, or as it is when it is no longer waiting."""
+        queue = ticket.queue
+        status = TicketStatus(CANCELLED, time.time(), reason=reason)
+        await self._cancel(
+            keys=[queue.key(k) for k in ("waiting", "expiry", "status", "done")],
+            args=[ticket.ticket_id, status.at, status.to_json()],
+        )
+        return await self.get(ticket.ticket_id) or ticket
+
+    # ---------------------------------------------------------------- forming
+
+    async def waiting(
+        self, queue: QueueInfo, limit: int, ratings: RatingLookup | None = None
+    ) -> list[Waiting]:
+        """The oldest ``limit`` waiting tickets; ``ratings`` gives each ticket its players' mean
+        rating, read once per ticket."""
+        entries = await self.redis.zrange(queue.key("waiting"), 0, limit - 1)
+        ids = [entry.decode() for entry in entries]
+        known = self._specs.get(queue.tag, {})
+        missing = [i for i in ids if i not in known]
+        fresh: dict[str, tuple[TicketSpec, float]] = {}
+        if missing:
+            texts = await self.redis.hmget(queue.key("tickets"), missing)
+            specs = {i: TicketSpec.from_json(t) for i, t in zip(missing, texts, strict=True) if t}
+            players = [p for spec in specs.values() for p in spec.players]
+            found: dict[str, float] = {}
+            if ratings is not None and players:
+                found = dict(zip(players, await ratings(queue.preset, players), strict=True))
+            for ticket_id, spec in specs.items():
+                rating = sum(found.get(p, 0.0) for p in spec.players) / len(spec.players)
+                fresh[ticket_id] = (spec, rating)
+        current = {i: known.get(i) or fresh[i] for i in ids if i in known or i in fresh}
+        self._specs[queue.tag] = current
+        return [spec.waiting(i, rating) for i, (spec, rating) in current.items()]
+
+    async def claim(
+        self, queue: QueueInfo, formations: list[Formation], owner: str, lease_until: float
+    ) -> list[Formation]:
+        """Claim each formation's tickets, all or none per formation; the ones claimed."""
+        if not formations:
+            return []
+        args: list[str | float | int] = [lease_until, owner]
+        for formation in formations:
+            ids = [ticket_id for ticket_id, _, _ in formation.tickets]
+            args += [formation.formation_id, formation.to_json(), len(ids), *ids]
+        keys = [queue.key(k) for k in ("waiting", "leases", "formations", "owners")]
+        claimed = {fid.decode() for fid in await self._claim(keys=keys, args=args)}
+        return [f for f in formations if f.formation_id in claimed]
+
+    async def commit(
+        self, queue: QueueInfo, seatings: list[tuple[Formation, str]], owner: str
+    ) -> list[tuple[str, TicketStatus | None]]:
+        """Seat each formation's tickets at its match if the lease is still ``owner``'s:
+        ('ok', None); ('handed', None) when another replica took over (it gets the match);
+        ('gone', its first ticket's status) when the formation is gone. One answer each."""
+        if not seatings:
+            return []
+        args: list[str | float | int] = [owner, time.time()]
+        for formation, match_id in seatings:
+            args += [formation.formation_id, match_id, len(formation.tickets)]
+            for ticket_id, _, players in formation.tickets:
+                args += [ticket_id, formation.seated(players, match_id).to_json()]
+        parts = ("leases", "formations", "owners", "created", "status", "done", "expiry")
+        flat = await self._commit(keys=[queue.key(k) for k in parts], args=args)
+        return [
+            (flat[k].decode(), TicketStatus.from_json(flat[k + 1]) if flat[k + 1] else None)
+            for k in range(0, len(flat), 2)
+        ]
+
+    async def reclaim(
+        self, queue: QueueInfo, owner: str, now: float, limit: int = 50
+    ) -> list[tuple[Formation, str]]:
+        """Take over formations whose lease ran out: each with the match id a late replica left
+        for it ('' when none)."""
+        keys = [queue.key(k) for k in ("leases", "owners", "formations", "created")]
+        flat = await self._reclaim(keys=keys, args=[now, now + self.lease_seconds, owner, limit])
+        taken = []
+        for k in range(0, len(flat), 3):
+            if flat[k + 1]:
+                taken.append((Formation.from_json(flat[k + 1]), flat[k + 2].decode()))
+        return taken
+
+    async def give_back(
+        self, queue: QueueInfo, formation: Formation, owner: str
+    ) -> tuple[str, str]:
+        """Return the formation's tickets to the queue: ('returned', ''), ('adopt', match id)
+        when a late replica left a match for it meanwhile, or ('lost', '')."""
+        args: list[str | float] = [formation.formation_id, owner]
+        for ticket_id, queued_at, _ in formation.tickets:
+            args += [ticket_id, queued_at]
+        keys = [queue.key(k) for k in ("leases", "formations", "owners", "created", "waiting")]
+        answer = await self._give_back(keys=keys, args=args)
+        return answer[0].decode(), answer[1].decode() if len(answer) > 1 else ""
+
+    async def expire(self, queue: QueueInfo, now: float, limit: int = 1000) -> list[str]:
+        status = TicketStatus(EXPIRED, now, reason="no table within the ticket's wait")
+        keys = [queue.key(k) for k in ("waiting", "expiry", "status", "done")]
+        expired = await self._expire(keys=keys, args=[now, limit, status.to_json()])
+        return [ticket_id.decode() for ticket_id in expired]
+
+    async def forget(self, queue: QueueInfo, now: float, limit: int = 1000) -> int:
+        keys = [queue.key(k) for k in ("done", "tickets", "status")]
+        forgotten: int = await self._forget(keys=keys, args=[now - self.retention_seconds, limit])
+        return forgotten

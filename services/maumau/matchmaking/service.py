@@ -1,0 +1,302 @@
+"""The gRPC adapter of the matchmaker: player tokens in, tickets and rooms out."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+
+from maumau.common import tokens
+from maumau.common.errors import ServiceError
+from maumau.engine import convert
+from maumau.engine.matches import BOT_LEVELS
+from maumau.engine.service import bearer
+from maumau.matchmaking.notify import Notifier, wait
+from maumau.matchmaking.queue import (
+    CANCELLED,
+    SEARCHING,
+    SEATED,
+    QueueInfo,
+    Ticket,
+    TicketQueue,
+    TicketSpec,
+)
+from maumau.matchmaking.rooms import RoomRecord, Rooms, link, normalize_code, web_path
+from maumau.matchmaking.settings import Settings
+from maumau.matchmaking.worker import TICKETS_ENDED
+from maumau.players.directory import PlayerDirectory
+from maumau.rules import Match, Ruleset
+from maumau.rules.errors import BadInput
+from maumau.v1 import matchmaking_pb2, matchmaking_pb2_grpc
+
+Context = grpc.aio.ServicerContext[Any, Any]
+MIN_SEATS, MAX_SEATS = 2, 8
+
+
+def invalid(message: str) -> ServiceError:
+    return ServiceError(grpc.StatusCode.INVALID_ARGUMENT, message)
+
+
+def precondition(message: str) -> ServiceError:
+    return ServiceError(grpc.StatusCode.FAILED_PRECONDITION, message)
+
+
+@functools.lru_cache(maxsize=256)
+def playable_sizes(ruleset_text: str) -> frozenset[int]:
+    """The table sizes a ruleset plays (deck size, preset range, teams)."""
+    ruleset = Ruleset.parse(ruleset_text)
+    sizes = set()
+    for seats in range(MIN_SEATS, MAX_SEATS + 1):
+        with contextlib.suppress(BadInput):
+            Match.new(ruleset, seats, "validate")
+            sizes.add(seats)
+    return frozenset(sizes)
+
+
+class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
+    def __init__(
+        self,
+        queue: TicketQueue,
+        rooms: Rooms,
+        notifier: Notifier,
+        players: PlayerDirectory,
+        secret: bytes,
+        settings: Settings,
+    ) -> None:
+        self.queue = queue
+        self.rooms = rooms
+        self.notifier = notifier
+        self.players = players
+        self.secret = secret
+        self.settings = settings
+
+    def _player(self, context: Context) -> str:
+        return tokens.verify_player_token(self.secret, bearer(context)).player_id
+
+    # ---------------------------------------------------------------- queue
+
+    async def Enqueue(
+        self, request: matchmaking_pb2.EnqueueRequest, context: Context
+    ) -> matchmaking_pb2.Ticket:
+        player = self._player(context)
+        ruleset = convert.ruleset_from_pb(request.ruleset)
+        queue = QueueInfo(ruleset.text, request.ranked)
+        spec = self._spec(request, ruleset.text, player)
+        ticket_id = await self.queue.enqueue(queue, spec)
+        ticket = await self.queue.get(ticket_id)
+        assert ticket is not None
+        return self._ticket_pb(ticket, player)
+
+    def _spec(
+        self, request: matchmaking_pb2.EnqueueRequest, ruleset: str, player: str
+    ) -> TicketSpec:
+        playable = playable_sizes(ruleset)
+        asked = set(request.seat_counts) or set(playable)
+        for size in sorted(asked):
+            if not MIN_SEATS <= size <= MAX_SEATS:
+                raise invalid(f"seat count {size}: a table has {MIN_SEATS} to {MAX_SEATS} seats")
+            if size not in playable:
+                raise invalid(
+                    f"{ruleset} is not played at {size} seats; it is at {sorted(playable)}"
+                )
+        preferred = request.preferred_seats or max(asked)
+        if preferred not in asked:
+            raise invalid(f"preferred_seats {preferred} is not one of seat_counts {sorted(asked)}")
+        party = [player, *dict.fromkeys(p for p in request.party if p != player)]
+        if any(not p or len(p) > 64 for p in party):
+            raise invalid("a party member is a player id of 1 to 64 characters")
+        if len(party) > max(asked):
+            raise invalid(f"a party of {len(party)} does not fit a table of {max(asked)}")
+        if Ruleset.parse(ruleset).teams and len(party) == 3:
+            raise invalid("in a team game a party is one team (2 players) or the table (4)")
+        if not math.isfinite(request.bots_after_seconds) or request.bots_after_seconds < 0:
+            raise invalid("bots_after_seconds must be 0 or more")
+        if not math.isfinite(request.max_wait_seconds) or request.max_wait_seconds < 0:
+            raise invalid("max_wait_seconds must be 0 or more")
+        limit = self.settings.ticket_ttl_seconds
+        wait = min(request.max_wait_seconds, limit) if request.max_wait_seconds else limit
+        now = time.time()
+        return TicketSpec(
+            players=tuple(party),
+            sizes=tuple(sorted(asked)),
+            preferred=preferred,
+            bots_after=request.bots_after_seconds if request.allow_bots else None,
+            enqueued_at=now,
+            expires_at=now + wait,
+        )
+
+    async def _ticket(self, ticket_id: str, player: str) -> Ticket:
+        if not ticket_id:
+            ticket_id = await self.queue.latest(player) or ""
+            if not ticket_id:
+                raise ServiceError(grpc.StatusCode.NOT_FOUND, "you have no ticket")
+        ticket = await self.queue.get(ticket_id)
+        if ticket is None:
+            raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no ticket {ticket_id!r}")
+        if player not in ticket.spec.players:
+            raise ServiceError(grpc.StatusCode.PERMISSION_DENIED, "this ticket is not yours")
+        return ticket
+
+    async def GetTicket(
+        self, request: matchmaking_pb2.TicketRequest, context: Context
+    ) -> matchmaking_pb2.Ticket:
+        player = self._player(context)
+        return self._ticket_pb(await self._ticket(request.ticket_id, player), player)
+
+    async def FollowTicket(
+        self, request: matchmaking_pb2.TicketRequest, context: Context
+    ) -> AsyncIterator[matchmaking_pb2.Ticket]:
+        player = self._player(context)
+        ticket = await self._ticket(request.ticket_id, player)
+        shown = ""
+        with self.notifier.watch(f"t:{ticket.ticket_id}") as changed:
+            while True:
+                changed.clear()
+                found = await self.queue.get(ticket.ticket_id)
+                if found is None:
+                    return  # forgotten after its retention
+                if found.status.state != shown:
+                    shown = found.status.state
+                    yield self._ticket_pb(found, player)
+                if shown != SEARCHING:
+                    return
+                await wait(changed, self.settings.follow_poll_seconds)
+
+    async def CancelTicket(
+        self, request: matchmaking_pb2.TicketRequest, context: Context
+    ) -> matchmaking_pb2.Ticket:
+        player = self._player(context)
+        if not request.ticket_id:
+            raise invalid("ticket_id is required")
+        ticket = await self._ticket(request.ticket_id, player)
+        if ticket.live:
+            ticket = await self.queue.cancel(ticket, f"cancelled by {player}")
+            if ticket.status.state == CANCELLED:
+                TICKETS_ENDED.labels("cancelled").inc()
+                await self.notifier.publish([f"t:{ticket.ticket_id}"])
+        if ticket.status.state == SEARCHING:
+            raise precondition("a table is being created for this ticket: follow it")
+        if ticket.status.state == SEATED:
+            raise precondition("this ticket is seated: play its match, or leave it")
+        return self._ticket_pb(ticket, player)
+
+    def _ticket_pb(self, ticket: Ticket, player: str) -> matchmaking_pb2.Ticket:
+        spec, status = ticket.spec, ticket.status
+        end = time.time() if status.state == SEARCHING else status.at
+        answer = matchmaking_pb2.Ticket(
+            ticket_id=ticket.ticket_id,
+            state=status.state,
+            queue=ticket.queue.name,
+            players=spec.players,
+            waited_seconds=max(0.0, end - spec.enqueued_at),
+            reason=status.reason,
+            request=matchmaking_pb2.EnqueueRequest(
+                ruleset=convert.ruleset_to_pb(Ruleset.parse(ticket.queue.ruleset)),
+                seat_counts=spec.sizes,
+                preferred_seats=spec.preferred,
+                ranked=ticket.queue.ranked,
+                party=spec.players[1:],
+                allow_bots=spec.bots_after is not None,
+                bots_after_seconds=spec.bots_after or 0.0,
+                max_wait_seconds=spec.expires_at - spec.enqueued_at,
+            ),
+        )
+        if status.state == SEATED:
+            seat = status.seats[player]
+            answer.match_id, answer.seat = status.match_id, seat
+            answer.seat_token = tokens.issue_seat_token(self.secret, status.match_id, seat, player)
+            answer.table_seats, answer.bot_seats = status.table_seats, status.bot_seats
+        return answer
+
+    # ---------------------------------------------------------------- rooms
+
+    async def CreateRoom(
+        self, request: matchmaking_pb2.CreateRoomRequest, context: Context
+    ) -> matchmaking_pb2.Room:
+        player = self._player(context)
+        ruleset = convert.ruleset_from_pb(request.ruleset)
+        if request.seats not in playable_sizes(ruleset.text):
+            raise invalid(
+                f"{ruleset.text} is not played at {request.seats} seats; "
+                f"it is at {sorted(playable_sizes(ruleset.text))}"
+            )
+        if request.bot_level and request.bot_level not in BOT_LEVELS:
+            raise invalid(f"bot level {request.bot_level!r}: choose one of {', '.join(BOT_LEVELS)}")
+        if not 0 <= request.turn_seconds <= 3600:
+            raise invalid("turn_seconds must be from 0 (no timer) to 3600")
+        room = await self.rooms.create(
+            player, ruleset.text, request.seats, request.bot_level, request.turn_seconds
+        )
+        return await self._room_pb(room, player)
+
+    async def JoinRoom(
+        self, request: matchmaking_pb2.RoomRequest, context: Context
+    ) -> matchmaking_pb2.Room:
+        player = self._player(context)
+        room = await self.rooms.join(normalize_code(request.code), player)
+        return await self._room_pb(room, player)
+
+    async def StartRoom(
+        self, request: matchmaking_pb2.RoomRequest, context: Context
+    ) -> matchmaking_pb2.Room:
+        player = self._player(context)
+        room = await self.rooms.start(normalize_code(request.code), player)
+        return await self._room_pb(room, player)
+
+    async def GetRoom(
+        self, request: matchmaking_pb2.RoomRequest, context: Context
+    ) -> matchmaking_pb2.Room:
+        player = self._player(context)
+        room = await self.rooms.recover(await self.rooms.load(normalize_code(request.code)))
+        return await self._room_pb(room, player)
+
+    async def FollowRoom(
+        self, request: matchmaking_pb2.RoomRequest, context: Context
+    ) -> AsyncIterator[matchmaking_pb2.Room]:
+        player = self._player(context)
+        code = normalize_code(request.code)
+        shown = -1
+        with self.notifier.watch(f"r:{code}") as changed:
+            while True:
+                changed.clear()
+                room = await self.rooms.recover(await self.rooms.load(code))
+                if room.version != shown:
+                    shown = room.version
+                    yield await self._room_pb(room, player)
+                await wait(changed, self.settings.follow_poll_seconds)
+
+    async def _room_pb(self, room: RoomRecord, player: str) -> matchmaking_pb2.Room:
+        seat = room.seat_of(player)
+        names = [await self.players.name(p) if p else "" for p in room.players]
+        answer = matchmaking_pb2.Room(
+            code=room.code,
+            link=link(room.code),
+            web_path=web_path(room.code),
+            ruleset=convert.ruleset_to_pb(Ruleset.parse(room.ruleset)),
+            ruleset_text=room.ruleset,
+            seats=room.seats,
+            bot_level=room.bot_level,
+            host_player_id=room.host,
+            status=room.status,
+            seat_list=[
+                matchmaking_pb2.RoomSeat(
+                    seat=s,
+                    player_id=room.players[s],
+                    bot_level=room.bots[s],
+                    wins=room.wins[s],
+                    name=names[s],
+                )
+                for s in range(room.seats)
+            ],
+            match_id=room.match_id,
+            matches_started=room.matches,
+            your_seat=seat,
+        )
+        if seat >= 0 and room.match_id:
+            answer.seat_token = tokens.issue_seat_token(self.secret, room.match_id, seat, player)
+        return answer

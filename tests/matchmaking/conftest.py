@@ -1,0 +1,50 @@
+"""A real engine and matchmaker replicas on 127.0.0.1:0 over the shared real redis-server."""
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+import redis.asyncio
+
+from maumau.common.redis_server import EmbeddedRedis
+from maumau.engine.app import EngineApp
+from maumau.matchmaking.app import MatchmakingApp
+from maumau.matchmaking.worker import Hooks
+from tests.engine.conftest import start_engine
+from tests.matchmaking.support import clear_matchmaking, start_matchmaker
+
+StartMatchmaker = Callable[..., Awaitable[MatchmakingApp]]
+
+
+@pytest.fixture
+async def redis_client(redis_server: EmbeddedRedis) -> AsyncIterator[redis.asyncio.Redis]:
+    """A client of the shared Redis, with no ticket, room or rating of earlier tests."""
+    client = redis.asyncio.Redis.from_url(redis_server.url)
+    await clear_matchmaking(client)
+    yield client
+    await client.aclose()
+
+
+@pytest.fixture
+async def engine(redis_server: EmbeddedRedis) -> AsyncIterator[EngineApp]:
+    app, client = await start_engine(redis_server.url)
+    yield app
+    await app.stop(0)
+    await client.aclose()
+
+
+@pytest.fixture
+async def matchmakers(
+    redis_server: EmbeddedRedis, redis_client: redis.asyncio.Redis, engine: EngineApp
+) -> AsyncIterator[StartMatchmaker]:
+    """Start matchmaker replicas on the engine: ``await matchmakers(hooks=..., **settings)``
+    (fast test settings by default); all are stopped at the end."""
+    started: list[MatchmakingApp] = []
+
+    async def start(hooks: Hooks | None = None, **changes: object) -> MatchmakingApp:
+        app = await start_matchmaker(redis_server.url, f"127.0.0.1:{engine.port}", hooks, **changes)
+        started.append(app)
+        return app
+
+    yield start
+    for app in started:
+        await app.kill()

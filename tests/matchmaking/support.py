@@ -1,0 +1,154 @@
+"""Test clients of the matchmaker: each player has a channel of its own and a player token."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+import grpc
+import redis.asyncio
+
+from maumau.common.config import ServiceConfig
+from maumau.common.tokens import issue_player_token
+from maumau.matchmaking.app import MatchmakingApp
+from maumau.matchmaking.settings import Settings
+from maumau.matchmaking.worker import Hooks
+from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2, matchmaking_pb2, matchmaking_pb2_grpc
+from tests.engine.conftest import SECRET
+
+T = TypeVar("T")
+FINAL = ("seated", "cancelled", "expired")
+
+
+def fast(engine_address: str, **changes: object) -> Settings:
+    """Settings for tests: short ticks, leases and polls."""
+    defaults: dict[str, object] = {
+        "engine_address": engine_address,
+        "tick_seconds": 0.02,
+        "lease_seconds": 2.0,
+        "follow_poll_seconds": 0.25,
+        "smaller_after_seconds": 0.5,
+        "turn_seconds": 0,
+        "bot_level": "random",
+    }
+    return Settings(**{**defaults, **changes})  # type: ignore[arg-type]
+
+
+async def start_matchmaker(
+    redis_url: str, engine_address: str, hooks: Hooks | None = None, **changes: object
+) -> MatchmakingApp:
+    client = redis.asyncio.Redis.from_url(redis_url)
+    config = ServiceConfig(host="127.0.0.1", port=0, metrics_port=0, health_interval_seconds=0.2)
+    app = MatchmakingApp(client, config, SECRET, fast(engine_address, **changes), hooks=hooks)
+    await app.start()
+    return app
+
+
+async def clear_matchmaking(client: redis.asyncio.Redis) -> None:
+    """Forget every ticket, room and rating the shared Redis holds."""
+    for pattern in ("mm:*", "rating:*"):
+        keys = [key async for key in client.scan_iter(match=pattern, count=1000)]
+        for start in range(0, len(keys), 500):
+            await client.delete(*keys[start : start + 500])
+
+
+def auth(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+def ruleset(text: str) -> game_pb2.Ruleset:
+    preset, *pairs = text.split()
+    return game_pb2.Ruleset(preset=preset, options=dict(p.split("=") for p in pairs))
+
+
+@dataclass
+class Player:
+    """One player of the matchmaker, with a token of its own, over a channel of its own."""
+
+    player_id: str
+    token: str
+    channel: grpc.aio.Channel
+
+    @classmethod
+    def connect(cls, player_id: str, address: str) -> Player:
+        """A player with a channel of its own to ``address``."""
+        return cls.on(player_id, grpc.aio.insecure_channel(address))
+
+    @classmethod
+    def on(cls, player_id: str, channel: grpc.aio.Channel) -> Player:
+        """A player calling over a channel shared with others."""
+        return cls(player_id, issue_player_token(SECRET, player_id), channel)
+
+    @property
+    def matchmaking(self) -> matchmaking_pb2_grpc.MatchmakingStub:
+        return matchmaking_pb2_grpc.MatchmakingStub(self.channel)
+
+    async def enqueue(self, rules: str = "classic", **fields: object) -> matchmaking_pb2.Ticket:
+        return await self.matchmaking.Enqueue(
+            matchmaking_pb2.EnqueueRequest(ruleset=ruleset(rules), **fields),
+            metadata=auth(self.token),
+        )
+
+    async def follow(self, ticket_id: str, timeout: float = 10) -> list[matchmaking_pb2.Ticket]:
+        """Every state the ticket stream shows, until its final one."""
+        seen: list[matchmaking_pb2.Ticket] = []
+        call = self.matchmaking.FollowTicket(
+            matchmaking_pb2.TicketRequest(ticket_id=ticket_id),
+            metadata=auth(self.token),
+            timeout=timeout,
+        )
+        async for ticket in call:
+            seen.append(ticket)
+        return seen
+
+    async def get(self, ticket_id: str = "") -> matchmaking_pb2.Ticket:
+        return await self.matchmaking.GetTicket(
+            matchmaking_pb2.TicketRequest(ticket_id=ticket_id), metadata=auth(self.token)
+        )
+
+    async def cancel(self, ticket_id: str) -> matchmaking_pb2.Ticket:
+        return await self.matchmaking.CancelTicket(
+            matchmaking_pb2.TicketRequest(ticket_id=ticket_id), metadata=auth(self.token)
+        )
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+
+class Engine:
+    """The engine as a test looks at it: matches by id, with a service token."""
+
+    def __init__(self, address: str) -> None:
+        self.channel = grpc.aio.insecure_channel(address)
+        self.stub = engine_pb2_grpc.EngineStub(self.channel)
+
+    async def match(self, seat_token: str) -> engine_pb2.MatchInfo:
+        return await self.stub.GetMatch(engine_pb2.GetMatchRequest(), metadata=auth(seat_token))
+
+    async def matches_of(self, player_id: str) -> list[engine_pb2.MatchInfo]:
+        reply = await self.stub.ListMatches(
+            engine_pb2.ListMatchesRequest(limit=100),
+            metadata=auth(issue_player_token(SECRET, player_id)),
+        )
+        return list(reply.matches)
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+
+async def eventually(
+    probe: Callable[[], Awaitable[T | None]], timeout: float, what: str, interval: float = 0.02
+) -> T:
+    """Poll ``probe`` until it returns something other than None or False, for at most
+    ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = await probe()
+        if result is not None and result is not False:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up after {timeout} s waiting for {what}")
+        await asyncio.sleep(interval)
