@@ -282,10 +282,12 @@ async def test_redis_restarted_mid_match_keeps_every_acknowledged_move(tmp_path)
         await eventually(
             lambda: _status_is(address, NOT_SERVING), 10, "health NOT_SERVING without Redis"
         )
-        with pytest.raises(grpc.aio.AioRpcError):  # refused, so never acknowledged
+        with pytest.raises(grpc.aio.AioRpcError) as refused:  # refused, so never acknowledged
             await asyncio.wait_for(
                 mover.act(match_id, view.legal[0], request_id="during the outage"), 10
             )
+        assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert "retry with the same request id" in refused.value.details()
         await asyncio.to_thread(server.start)
         await eventually(lambda: serving(address), 15, "health SERVING once Redis is back")
         # Every pooled connection broke with the restart: calls right away must still succeed.

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any, NoReturn, Protocol, runtime_checkable
 
 import grpc
+import redis
 
 from maumau.common.tokens import TokenError
 from maumau.rules.errors import BadInput
@@ -59,6 +60,8 @@ def status_for(error: BaseException) -> grpc.StatusCode | None:
     """The status an error maps to, or None when it is a fault the server did not expect."""
     if isinstance(error, ServiceError):
         return error.status
+    if isinstance(error, redis.ConnectionError | redis.TimeoutError):
+        return grpc.StatusCode.UNAVAILABLE
     if isinstance(error, TokenError):
         return grpc.StatusCode.UNAUTHENTICATED
     if isinstance(error, BadInput):
@@ -75,4 +78,7 @@ async def abort_for(context: grpc.aio.ServicerContext[Any, Any], error: BaseExce
         raise error
     if isinstance(error, RuleViolation):
         await abort(context, status, error.message, error_code=error.code, params=error.params)
+    if status == grpc.StatusCode.UNAVAILABLE:
+        message = "the match store is unreachable for a moment: retry with the same request id"
+        await abort(context, status, message)
     await abort(context, status, str(error))

@@ -236,6 +236,8 @@ class EngineService(engine_pb2_grpc.EngineServicer):
 
         def act(stored: Stored) -> Change:
             self._check_seat(stored.record, claims)
+            if stored.record.bots[claims.seat]:  # handed to a bot after timeouts: it comes back
+                stored.record.bots[claims.seat], stored.record.timeouts[claims.seat] = "", 0
             change, match, events = self.matches.move(stored, claims.seat, action)
             answer = engine_pb2.ActResponse(
                 version=stored.version + 1,
