@@ -265,6 +265,10 @@ def banner(running: list[Running], redis_url: str, embedded: EmbeddedRedis | Non
     engine = next((item.address for item in running if item.service.name == "engine"), None)
     if engine is not None:
         lines += [
+            "Play in a second terminal against bots:",
+            "  make play        (or: .venv/bin/maumau play --rules colour --bots 3 --level strong"
+            f" --address {engine})",
+            "",
             "Connect with any gRPC client; for example with grpcurl"
             " (https://github.com/fullstorydev/grpcurl):",
             f"  grpcurl -plaintext {engine} list",
