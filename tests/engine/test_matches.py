@@ -99,3 +99,26 @@ async def test_a_repeated_request_id_returns_the_first_answer_and_changes_nothin
         assert (await mover.view(match.match_id)).version == first.version
     finally:
         await close_all(clients)
+
+
+async def test_only_the_latest_answers_are_kept_for_retries(redis_server):
+    """A long match does not grow without bound: the store keeps the latest KEPT_ANSWERS
+    answers for retried request ids and forgets older ones."""
+    import redis.asyncio
+
+    from maumau.engine.store import KEPT_ANSWERS, MatchRecord, MatchStore, match_key
+
+    client = redis.asyncio.Redis.from_url(redis_server.url)
+    store = MatchStore(client)
+    record = MatchRecord("kept-answers", "online", 2, False, 0, 3, False, "c", "s")
+    assert (await store.commit(record.match_id, None, record, b"", [])).status == "ok"
+    for version in range(1, KEPT_ANSWERS + 11):
+        committed = await store.commit(
+            record.match_id, version, record, b"", [], f"0:request {version}", b"answer"
+        )
+        assert committed.status == "ok"
+    key = f"{match_key(record.match_id)}:requests"
+    assert await client.hlen(key) == KEPT_ANSWERS
+    assert await store.answer(record.match_id, "0:request 1") is None
+    assert await store.answer(record.match_id, f"0:request {KEPT_ANSWERS + 10}") == b"answer"
+    await client.aclose()

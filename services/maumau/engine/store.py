@@ -6,6 +6,7 @@ slot and the move script touches one slot only:
 - ``match:{id}``          hash: ``version``, ``meta`` (JSON :class:`MatchRecord`), ``state`` (bytes)
 - ``match:{id}:events``   stream of serialized ``maumau.v1.Event`` messages
 - ``match:{id}:requests`` hash: seat + request id -> the first answer (serialized ActResponse)
+- ``match:{id}:answered`` list: the request keys kept, oldest first
 - ``match:{id}:published`` set once the result went to the results stream
 
 Global keys: ``engine:deadlines`` (sorted set: match id -> due time), ``engine:results`` (stream
@@ -25,8 +26,13 @@ DEADLINES = "engine:deadlines"
 RESULTS = "engine:results"
 ACTIVE = "engine:active"
 
-# Write the new state only if the version is unchanged, append the events, remember the answer.
-# KEYS: match hash, events stream, requests hash. ARGV: expected version ('' for a new match),
+KEPT_ANSWERS = 64
+"""Answers kept per match for retried request ids: a client retries its latest action, so the
+last few dozen suffice, and a long match does not grow without bound."""
+
+# Write the new state only if the version is unchanged, append the events, remember the answer
+# (and forget the oldest beyond KEPT_ANSWERS). KEYS: match hash, events stream, requests hash,
+# the list of kept request keys in order. ARGV: expected version ('' for a new match),
 # meta, state, request key ('' for none), answer, retention seconds ('0' keeps), then the events.
 _COMMIT = """
 if ARGV[4] ~= '' then
@@ -39,12 +45,17 @@ local next_version = (tonumber(version) or 0) + 1
 redis.call('HSET', KEYS[1], 'version', next_version, 'meta', ARGV[2], 'state', ARGV[3])
 local last = ''
 for i = 7, #ARGV do last = redis.call('XADD', KEYS[2], '*', 'e', ARGV[i]) end
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], ARGV[4], ARGV[5]) end
+if ARGV[4] ~= '' then
+  redis.call('HSET', KEYS[3], ARGV[4], ARGV[5])
+  if redis.call('RPUSH', KEYS[4], ARGV[4]) > KEPT_ANSWERS then
+    redis.call('HDEL', KEYS[3], redis.call('LPOP', KEYS[4]))
+  end
+end
 if ARGV[6] ~= '0' then
-  for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[6]) end
+  for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[6]) end
 end
 return {'ok', tostring(next_version), last}
-"""
+""".replace("KEPT_ANSWERS", str(KEPT_ANSWERS))
 
 # Claim due deadlines: push each one a lease into the future, so a replica that dies while
 # handling it leaves it to come due again. ARGV: now, lease seconds, how many.
@@ -152,7 +163,7 @@ class MatchStore:
     ) -> Committed:
         key = match_key(match_id)
         reply: list[Any] = await self._commit(
-            keys=[key, f"{key}:events", f"{key}:requests"],
+            keys=[key, f"{key}:events", f"{key}:requests", f"{key}:answered"],
             args=[
                 "" if expected_version is None else str(expected_version),
                 record.to_json(),
