@@ -119,6 +119,7 @@ async def test_only_the_latest_answers_are_kept_for_retries(redis_server):
         assert committed.status == "ok"
     key = f"{match_key(record.match_id)}:requests"
     assert await client.hlen(key) == KEPT_ANSWERS
-    assert await store.answer(record.match_id, "0:request 1") is None
-    assert await store.answer(record.match_id, f"0:request {KEPT_ANSWERS + 10}") == b"answer"
+    assert (await store.load_with_answer(record.match_id, "0:request 1"))[1] is None
+    latest = f"0:request {KEPT_ANSWERS + 10}"
+    assert (await store.load_with_answer(record.match_id, latest))[1] == b"answer"
     await client.aclose()

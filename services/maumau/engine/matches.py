@@ -143,11 +143,15 @@ class Matches:
         computed from, the change (None: nothing to write) and the stored answer instead when
         ``request_key`` was applied before (then nothing is computed or written)."""
         for _ in range(MAX_RETRIES):
-            stored = await self.load(match_id)
             if request_key:
-                earlier = await self.store.answer(match_id, request_key)
+                found, earlier = await self.store.load_with_answer(match_id, request_key)
+                if found is None:
+                    raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no match {match_id!r}")
                 if earlier is not None:
-                    return stored, None, earlier
+                    return found, None, earlier
+                stored = found
+            else:
+                stored = await self.load(match_id)
             # The change works on a copy: ``stored`` stays the state it was computed from, so the
             # status before and after can be told apart below (and by callers).
             result = change(dataclasses.replace(stored, record=stored.record.copy()))

@@ -145,10 +145,19 @@ class MatchStore:
             return None
         return Stored(MatchRecord.from_json(meta), state or b"", int(version))
 
-    async def answer(self, match_id: str, request_key: str) -> bytes | None:
-        """The stored answer to a request already applied, if any."""
-        answer: bytes | None = await self.redis.hget(f"{match_key(match_id)}:requests", request_key)
-        return answer
+    async def load_with_answer(
+        self, match_id: str, request_key: str
+    ) -> tuple[Stored | None, bytes | None]:
+        """The match and the stored answer to ``request_key`` if it was applied before, in one
+        round trip (the hot path of every action)."""
+        key = match_key(match_id)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hmget(key, ["version", "meta", "state"])
+            pipe.hget(f"{key}:requests", request_key)
+            (version, meta, state), answer = await pipe.execute()
+        if version is None:
+            return None, None
+        return Stored(MatchRecord.from_json(meta), state or b"", int(version)), answer
 
     async def commit(
         self,
