@@ -242,12 +242,19 @@ def _rollout(match: Match, team: tuple[int, ...], rng: random.Random, limit: int
 
 
 def _quick(match: Match, seat: int, rng: random.Random) -> Action:
-    """A fast rollout player: calls made, penalties passed on, cards before draws, wilds last."""
+    """A fast rollout player: calls made, penalties passed on, cards before draws, plain cards
+    from the longest suit before wilds, and a wish for the suit it holds most of."""
     actions = list(match.legal_actions(seat))
     plays = [a for a in actions if type(a) is Play and (a.call or not _has_call(actions, a))]
     if plays:
-        plain = [a for a in plays if a.card.rank not in match.ruleset.wish_ranks]
-        return rng.choice(plain or plays)
+        hand = match.hands[seat]
+        wild_ranks = match.ruleset.wish_ranks
+        counts = Counter(c.suit for c in hand if c.rank not in wild_ranks)
+        plain = [a for a in plays if a.card.rank not in wild_ranks]
+        if plain:
+            best = max(counts[a.card.suit] for a in plain)
+            return rng.choice([a for a in plain if counts[a.card.suit] == best])
+        return max(plays, key=lambda a: counts[a.suit] if a.suit else -1)
     for action in actions:
         if type(action) not in (Catch, Call):
             return action
