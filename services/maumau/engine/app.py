@@ -9,10 +9,9 @@ import time
 from functools import partial
 
 import redis.asyncio as redis
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialWithJitterBackoff
 
 from maumau.common.config import ServiceConfig
+from maumau.common.redis_server import reconnecting
 from maumau.common.server import ServiceServer, create_server
 from maumau.engine.matches import MATCHES_ACTIVE, EngineSettings, Matches
 from maumau.engine.service import EngineService
@@ -22,16 +21,6 @@ from maumau.players.service import PlayersService
 from maumau.v1 import engine_pb2_grpc, players_pb2_grpc
 
 log = logging.getLogger(__name__)
-
-
-def reconnecting(client: redis.Redis) -> redis.Redis:
-    """Let ``client`` retry a command on a fresh connection when its pooled one broke (Redis
-    restarted or failed over): a client made by ``Redis.from_url`` does not retry at all, so
-    after a restart every stale pooled connection failed one call with an error. Retrying a
-    commit is safe: a commit that did land answers 'duplicate' (same request id) or 'conflict'
-    (recomputed from the new state) the second time."""
-    client.set_retry(Retry(ExponentialWithJitterBackoff(base=0.01, cap=0.5), 3))
-    return client
 
 
 class EngineApp:

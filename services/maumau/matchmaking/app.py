@@ -11,8 +11,8 @@ import grpc
 import redis.asyncio as redis
 
 from maumau.common.config import ServiceConfig
+from maumau.common.redis_server import reconnecting
 from maumau.common.server import ServiceServer, create_server
-from maumau.engine.app import reconnecting
 from maumau.matchmaking.notify import Notifier
 from maumau.matchmaking.queue import TicketQueue
 from maumau.matchmaking.ratings import RatingLookup, redis_ratings

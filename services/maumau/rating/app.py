@@ -9,10 +9,9 @@ from dataclasses import dataclass
 from functools import partial
 
 import redis.asyncio as redis
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialWithJitterBackoff
 
 from maumau.common.config import ServiceConfig
+from maumau.common.redis_server import reconnecting
 from maumau.common.server import ServiceServer, create_server
 from maumau.engine.store import RESULTS
 from maumau.players.directory import PlayerDirectory
@@ -46,8 +45,7 @@ class RatingApp:
         self, client: redis.Redis, config: ServiceConfig, settings: RatingSettings | None = None
     ) -> None:
         settings = settings or RatingSettings()
-        # Retry a command once Redis is back after a restart; applying a batch again is safe.
-        client.set_retry(Retry(ExponentialWithJitterBackoff(base=0.01, cap=0.5), 3))
+        reconnecting(client)
         self.store = RatingStore(client, settings.tag)
         self.consumer = ResultsConsumer(
             client,
