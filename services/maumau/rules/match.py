@@ -614,10 +614,11 @@ class Match:
     # ------------------------------------------------------------------ legal action listing
 
     def _legal(self, seat: int) -> list[Action]:
-        """Every legal action of ``seat``, built in one pass: this is the hot path of search."""
+        """Every legal action of ``seat``, built in one pass: this is the hot path of search.
+        The seat's own moves come first, calls and catches (which any seat may make) last."""
         if self.phase == OVER or not 0 <= seat < self.seats:
             return []
-        actions: list[Action] = []
+        actions = self._moves(seat)
         calls = self.ruleset.calls
         if calls == "last":
             actions += [Catch(t) for t in range(self.seats) if t != seat and self._catchable(t)]
@@ -625,6 +626,11 @@ class Match:
                 actions.append(Call("last"))
         elif self.missed:
             actions += [Catch(target) for target in self.missed if target != seat]
+        return actions
+
+    def _moves(self, seat: int) -> list[Action]:
+        """The moves of the seat the match waits for (nothing for any other seat)."""
+        actions: list[Action] = []
         if self.phase == STARTER_SUIT:
             if seat == self.chooser:
                 actions += [NameSuit(suit) for suit in self.ruleset.suits]
