@@ -304,7 +304,7 @@ class Matches:
         it comes due only when that replica died first, so two rarely hand it on together)."""
         if record.status == "over":
             return time.time() + RESULT_GRACE_SECONDS
-        if record.status != "playing":
+        if record.status != "playing" or not (any(record.bots) or record.turn_seconds):
             return None
         match = Match.from_bytes(state)
         if bot_seat(record, match) is not None:

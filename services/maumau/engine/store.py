@@ -17,7 +17,7 @@ read by the rating service), ``engine:active`` (set of matches being played),
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import redis.asyncio as redis
@@ -98,11 +98,14 @@ class MatchRecord:
         return [s for s in range(self.seats) if not self.players[s] and not self.bots[s]]
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), separators=(",", ":"))
+        # vars(), not asdict(): the fields are plain values and flat lists, nothing to recurse.
+        return json.dumps(vars(self), separators=(",", ":"))
 
     def copy(self) -> MatchRecord:
         """An independent copy (the per-seat lists too), for a change to work on."""
-        return MatchRecord.from_json(self.to_json())
+        return MatchRecord(
+            **{name: list(v) if isinstance(v, list) else v for name, v in vars(self).items()}
+        )
 
     @classmethod
     def from_json(cls, text: str | bytes) -> MatchRecord:
