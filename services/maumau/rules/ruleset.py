@@ -10,6 +10,7 @@ Where a text is ambiguous, the reading chosen is written in the preset's entry o
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Final
@@ -108,8 +109,10 @@ class Ruleset:
         return replace(base, options=tuple(sorted(options.items())), **changes)  # type: ignore[arg-type]
 
     @staticmethod
+    @functools.lru_cache(maxsize=256)
     def parse(text: str) -> Ruleset:
-        """The ruleset written ``preset name=value ...`` (the inverse of :attr:`text`)."""
+        """The ruleset written ``preset name=value ...`` (the inverse of :attr:`text`); cached,
+        as every match read back from bytes names its ruleset this way."""
         preset, *pairs = text.split()
         options: dict[str, object] = {}
         for pair in pairs:
