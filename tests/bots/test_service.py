@@ -7,8 +7,8 @@ import pytest
 
 from maumau.bots.__main__ import build
 from maumau.common.config import ServiceConfig
-from maumau.engine.convert import action_from_pb, view_to_pb
 from maumau.v1 import bots_pb2, bots_pb2_grpc, game_pb2
+from maumau.wire import action_from_pb, view_to_pb
 from tests.bots.test_policies import position
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import grpc
 import pytest
 
+from maumau import wire
 from maumau.common.redis_server import free_port
-from maumau.engine import convert
 from maumau.rules import Action, Match, Play, Ruleset, parse_action
 from maumau.rules.cards import french_deck
 from maumau_sdk import (
@@ -316,7 +316,7 @@ def test_actions_round_trip_through_text_and_messages():
         action = parse_action(text)
         message = action_to_pb(text)
         assert message.text == text and action_from_pb(message) == action
-        assert action_from_pb(convert.action_to_pb(action)) == action
+        assert action_from_pb(wire.action_to_pb(action)) == action
 
 
 def test_events_read_back_into_the_rules_cores_events():
@@ -325,4 +325,4 @@ def test_events_read_back_into_the_rules_cores_events():
     while match.phase != "over":
         seat = rng.choice([s for s in range(4) if match.legal_actions(s)])
         events += match.apply(seat, rng.choice(list(match.legal_actions(seat))))
-    assert [event_from_pb(convert.event_to_pb(e)) for e in events] == events
+    assert [event_from_pb(wire.event_to_pb(e)) for e in events] == events

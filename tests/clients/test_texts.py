@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from maumau.engine import convert
+from maumau import wire
 from maumau.rules import Match, Ruleset, parse_cards
 from maumau.v1 import game_pb2
 from maumau_cli.game import options_for
@@ -38,10 +38,10 @@ def test_every_event_of_a_match_reads_as_one_line_for_each_seat(preset, lang):
     while match.phase != "over" and len(events) < 3000:
         seat = rng.choice([s for s in range(4) if match.legal_actions(s)])
         events += match.apply(seat, rng.choice(list(match.legal_actions(seat))))
-    messages = [convert.event_to_pb(e) for e in events] + ENGINE_EVENTS
+    messages = [wire.event_to_pb(e) for e in events] + ENGINE_EVENTS
     for me in (0, 1):
         for message in messages:
-            line = texts.describe(Event.from_pb(convert.redact_pb(message, me)), SEATS, me)
+            line = texts.describe(Event.from_pb(wire.redact_pb(message, me)), SEATS, me)
             assert line is None or (line and "{" not in line)
 
 
@@ -59,7 +59,7 @@ def test_your_own_moves_read_in_the_second_person():
 
 
 def view_of(match: Match, seat: int) -> View:
-    return View.from_pb(convert.view_to_pb(match.view(seat), "m", 1), SEATS[: match.seats])
+    return View.from_pb(wire.view_to_pb(match.view(seat), "m", 1), SEATS[: match.seats])
 
 
 def test_a_jack_is_one_option_and_its_suit_is_asked_for_afterwards():

@@ -377,7 +377,7 @@ def assert_acknowledged_in_stream(
     """Every acknowledged answer's events are in the stored stream exactly where its version
     says: in version order, each answer's events as one unbroken run (redacted for the seat that
     acted), none twice; moves nobody was acknowledged for (bots, timers) may lie in between."""
-    from maumau.engine.convert import redact_pb
+    from maumau.wire import redact_pb
 
     answers = list(answers)
     versions = [answer.version for answer in answers]

@@ -13,7 +13,7 @@ import re
 
 import grpc
 
-from maumau.engine import convert
+from maumau import wire
 from maumau.engine.app import EngineApp
 from maumau.engine.matches import due_seat
 from maumau.engine.store import ACTIVE, RESULTS, MatchStore
@@ -107,13 +107,13 @@ async def test_two_replicas_play_a_whole_match_and_the_stream_holds_every_event_
         assert "played" not in kinds(prefix), "a move is stored that no client was told of"
         tail = events[len(prefix) :]
         assert [
-            convert.redact_pb(e, seat) for e, (seat, _) in zip(tail, acknowledged, strict=True)
+            wire.redact_pb(e, seat) for e, (seat, _) in zip(tail, acknowledged, strict=True)
         ] == [event for _, event in acknowledged]
         assert kinds(events).count("seed_revealed") == 1 and events[-1].HasField("seed_revealed")
 
         # The follower on the other replica saw exactly the stored stream, as seat 0 may see it.
         assert [item.id for item in followed] == ids
-        assert [item.event for item in followed] == [convert.redact_pb(e, 0) for e in events]
+        assert [item.event for item in followed] == [wire.redact_pb(e, 0) for e in events]
     finally:
         await close_all(clients)
 
@@ -173,7 +173,7 @@ async def test_fifty_conflicting_actions_for_one_turn_apply_exactly_one(two_engi
             stored = await stored_events(client, match_id)
             assert len(stored) == before_events + len(winner.events)
             new = [game_pb2.Event.FromString(data) for _, data in stored[before_events:]]
-            assert [convert.redact_pb(e, mover) for e in new] == list(winner.events)
+            assert [wire.redact_pb(e, mover) for e in new] == list(winner.events)
             assert sum(acted(event, mover) for event in new) == 1
     finally:
         await close_all([*clients, *twins])

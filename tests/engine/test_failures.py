@@ -21,8 +21,9 @@ import pytest
 import redis.asyncio
 from grpc_health.v1 import health_pb2
 
+from maumau import wire
 from maumau.common.redis_server import EmbeddedRedis, free_port
-from maumau.engine import convert, fairness
+from maumau.engine import fairness
 from maumau.engine.matches import due_seat
 from maumau.engine.store import DEADLINES, MatchStore
 from maumau.rules import DRAW, Match, Ruleset
@@ -333,10 +334,10 @@ async def test_a_silent_seat_times_out_then_a_bot_plays_it(address, redis_server
     runs to its end without the silent client."""
     silent = await Client.register(address, "silent")
     try:
-        ruleset = convert.ruleset_from_pb(game_pb2.Ruleset(preset="online", options={"wins": "1"}))
+        ruleset = wire.ruleset_from_pb(game_pb2.Ruleset(preset="online", options={"wins": "1"}))
         reply = await silent.engine.CreateMatch(
             engine_pb2.CreateMatchRequest(
-                ruleset=convert.ruleset_to_pb(ruleset),
+                ruleset=wire.ruleset_to_pb(ruleset),
                 seats=2,
                 players=[engine_pb2.SeatedPlayer(seat=0, player_id=silent.player_id)],
                 bots={1: "random"},

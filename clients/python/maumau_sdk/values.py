@@ -18,34 +18,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from maumau import wire
 from maumau.rules import (
-    ACCEPT,
-    CHALLENGE,
-    DRAW,
-    PASS,
     Action,
-    Call,
     Card,
-    Catch,
-    NameSuit,
-    Play,
     parse_action,
 )
 from maumau.rules import events as ev
 from maumau.rules.narrate import describe as describe_rules_event
 from maumau.v1 import engine_pb2, game_pb2
+from maumau.wire import action_from_pb
 
 ActionLike = Action | str | game_pb2.Action
 """What :meth:`Seat.act` accepts: a rules-core action, its text ("7H", "JD:S!mau", "draw",
 "catch:2", "suit:H") or a ``maumau.v1.Action`` message."""
-
-_SIMPLE: Mapping[str, Action] = {
-    "draw": DRAW,
-    "pass": PASS,
-    "accept": ACCEPT,
-    "challenge": CHALLENGE,
-}
-
 
 # ---------------------------------------------------------------------- actions
 
@@ -59,41 +45,11 @@ def to_action(action: ActionLike) -> Action:
     return action
 
 
-def action_from_pb(message: game_pb2.Action) -> Action:
-    """The rules-core action a ``maumau.v1.Action`` message stands for."""
-    kind = message.WhichOneof("kind")
-    if kind is None:
-        return parse_action(message.text)
-    if kind == "play":
-        play = message.play
-        return Play(Card.parse(play.card), play.suit or None, play.call or None)
-    if kind in _SIMPLE:
-        return _SIMPLE[kind]
-    if kind == "catch_seat":
-        return Catch(message.catch_seat)
-    if kind == "call":
-        return Call(message.call)
-    return NameSuit(message.name_suit)
-
-
 def action_to_pb(action: ActionLike) -> game_pb2.Action:
     """The ``maumau.v1.Action`` message for an action, structured and with its text."""
     if isinstance(action, game_pb2.Action):
         return action
-    action = to_action(action)
-    match action:
-        case Play(card, suit, call):
-            return game_pb2.Action(
-                play=game_pb2.Play(card=card.text, suit=suit or "", call=call or ""),
-                text=action.text,
-            )
-        case Catch(seat):
-            return game_pb2.Action(catch_seat=seat, text=action.text)
-        case Call(word):
-            return game_pb2.Action(call=word, text=action.text)
-        case NameSuit(suit):
-            return game_pb2.Action(name_suit=suit, text=action.text)
-    return game_pb2.Action(**{action.text: game_pb2.Empty()}, text=action.text)
+    return wire.action_to_pb(to_action(action))
 
 
 # ---------------------------------------------------------------------- match facts

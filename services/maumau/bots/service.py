@@ -11,8 +11,8 @@ import prometheus_client
 
 from maumau.bots.policies import LEVELS, decide, rank
 from maumau.common.errors import ServiceError
-from maumau.engine.convert import action_to_pb, view_from_pb
 from maumau.v1 import bots_pb2, bots_pb2_grpc
+from maumau.wire import action_to_pb, view_from_pb
 
 Context = grpc.aio.ServicerContext[Any, Any]
 

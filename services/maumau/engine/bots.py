@@ -18,9 +18,9 @@ import grpc
 import prometheus_client
 
 from maumau.bots.policies import decide
-from maumau.engine.convert import action_from_pb, view_to_pb
 from maumau.rules import Action, BadInput, View
 from maumau.v1 import bots_pb2, bots_pb2_grpc
+from maumau.wire import action_from_pb, view_to_pb
 
 log = logging.getLogger(__name__)
 

@@ -18,8 +18,9 @@ from functools import partial
 import grpc
 import prometheus_client
 
+from maumau import wire
 from maumau.common.errors import ServiceError
-from maumau.engine import convert, fairness
+from maumau.engine import fairness
 from maumau.engine.bots import BotPlayers
 from maumau.engine.store import MatchRecord, MatchStore, Stored
 from maumau.rules import Action, Call, Catch, Match, Ruleset
@@ -94,7 +95,7 @@ def info(
     ruleset = Ruleset.parse(record.ruleset)
     return engine_pb2.MatchInfo(
         match_id=record.match_id,
-        ruleset=convert.ruleset_to_pb(ruleset),
+        ruleset=wire.ruleset_to_pb(ruleset),
         ruleset_text=record.ruleset,
         seats=record.seats,
         seat_info=seat_info(record),
@@ -232,7 +233,7 @@ class Matches:
             )
         )
         return Change(
-            record, match.to_bytes(), [started, *map(convert.event_to_pb, events)], started=True
+            record, match.to_bytes(), [started, *map(wire.event_to_pb, events)], started=True
         )
 
     def move(
@@ -261,7 +262,7 @@ class Matches:
             rules_events += match.apply(seat, match.default_action(seat))
         if self._turn_changed(match, waited_for, was_phase, rules_events):
             record.turn_started_at = time.time()
-        events = [*(extra or []), *map(convert.event_to_pb, rules_events)]
+        events = [*(extra or []), *map(wire.event_to_pb, rules_events)]
         if match.phase == "over":
             record.status = "over"
             events.append(

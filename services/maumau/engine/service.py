@@ -11,9 +11,10 @@ from typing import Any
 import grpc
 import prometheus_client
 
+from maumau import wire
 from maumau.common import tokens
 from maumau.common.errors import ServiceError
-from maumau.engine import convert, fairness
+from maumau.engine import fairness
 from maumau.engine.matches import BOT_LEVELS, Change, Matches, info, seat_info
 from maumau.engine.store import MatchRecord, Stored
 from maumau.players.directory import PlayerDirectory
@@ -83,7 +84,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         self, request: engine_pb2.CreateMatchRequest, context: Context
     ) -> engine_pb2.CreateMatchResponse:
         caller = self._caller(context)
-        ruleset = convert.ruleset_from_pb(request.ruleset)
+        ruleset = wire.ruleset_from_pb(request.ruleset)
         Match.new(ruleset, request.seats, "validate")  # the table must be playable
         bots = [""] * request.seats
         for seat, level in request.bots.items():
@@ -231,7 +232,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         claims = self._seat(context)
         if not request.request_id or len(request.request_id) > 128:
             raise invalid("request_id is required (1-128 characters, unique per action)")
-        action = convert.action_from_pb(request.action)
+        action = wire.action_from_pb(request.action)
         request_key = f"{claims.seat}:{request.request_id}"
 
         def act(stored: Stored) -> Change:
@@ -241,10 +242,8 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             change, match, events = self.matches.move(stored, claims.seat, action)
             answer = engine_pb2.ActResponse(
                 version=stored.version + 1,
-                events=[convert.redact_pb(e, claims.seat) for e in events],
-                view=convert.view_to_pb(
-                    match.view(claims.seat), claims.match_id, stored.version + 1
-                ),
+                events=[wire.redact_pb(e, claims.seat) for e in events],
+                view=wire.view_to_pb(match.view(claims.seat), claims.match_id, stored.version + 1),
             )
             answer.view.seats.extend(seat_info(change.record))
             change.answer = answer.SerializeToString()
@@ -268,7 +267,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         if stored.record.status == "lobby":
             raise precondition("the match has not started yet: no cards are dealt")
         match = Match.from_bytes(stored.state)
-        view = convert.view_to_pb(match.view(viewer), match_id, stored.version)
+        view = wire.view_to_pb(match.view(viewer), match_id, stored.version)
         view.seats.extend(seat_info(stored.record))
         return view
 
@@ -307,7 +306,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 for entry_id, data in entries:
                     event = game_pb2.Event.FromString(data)
                     position = entry_id
-                    yield engine_pb2.MatchEvent(id=entry_id, event=convert.redact_pb(event, viewer))
+                    yield engine_pb2.MatchEvent(id=entry_id, event=wire.redact_pb(event, viewer))
                     kind = event.WhichOneof("kind")
                     if kind == "seed_revealed":
                         return

@@ -11,9 +11,9 @@ from typing import Any
 
 import grpc
 
+from maumau import wire
 from maumau.common import tokens
 from maumau.common.errors import ServiceError
-from maumau.engine import convert
 from maumau.engine.matches import BOT_LEVELS
 from maumau.engine.service import bearer
 from maumau.matchmaking.notify import Notifier, wait
@@ -84,7 +84,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
         self, request: matchmaking_pb2.EnqueueRequest, context: Context
     ) -> matchmaking_pb2.Ticket:
         player = self._player(context)
-        ruleset = convert.ruleset_from_pb(request.ruleset)
+        ruleset = wire.ruleset_from_pb(request.ruleset)
         queue = QueueInfo(ruleset.text, request.ranked)
         spec = self._spec(request, ruleset.text, player)
         ticket_id = await self.queue.enqueue(queue, spec)
@@ -196,7 +196,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
             waited_seconds=max(0.0, end - spec.enqueued_at),
             reason=status.reason,
             request=matchmaking_pb2.EnqueueRequest(
-                ruleset=convert.ruleset_to_pb(Ruleset.parse(ticket.queue.ruleset)),
+                ruleset=wire.ruleset_to_pb(Ruleset.parse(ticket.queue.ruleset)),
                 seat_counts=spec.sizes,
                 preferred_seats=spec.preferred,
                 ranked=ticket.queue.ranked,
@@ -219,7 +219,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
         self, request: matchmaking_pb2.CreateRoomRequest, context: Context
     ) -> matchmaking_pb2.Room:
         player = self._player(context)
-        ruleset = convert.ruleset_from_pb(request.ruleset)
+        ruleset = wire.ruleset_from_pb(request.ruleset)
         if request.seats not in playable_sizes(ruleset.text):
             raise invalid(
                 f"{ruleset.text} is not played at {request.seats} seats; "
@@ -277,7 +277,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
             code=room.code,
             link=link(room.code),
             web_path=web_path(room.code),
-            ruleset=convert.ruleset_to_pb(Ruleset.parse(room.ruleset)),
+            ruleset=wire.ruleset_to_pb(Ruleset.parse(room.ruleset)),
             ruleset_text=room.ruleset,
             seats=room.seats,
             bot_level=room.bot_level,

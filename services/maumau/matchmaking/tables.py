@@ -20,8 +20,9 @@ from dataclasses import dataclass
 
 import grpc
 
+from maumau import wire
 from maumau.common import tokens
-from maumau.engine import convert, fairness
+from maumau.engine import fairness
 from maumau.rules import Ruleset
 from maumau.v1 import engine_pb2, engine_pb2_grpc
 
@@ -59,7 +60,7 @@ class Tables:
         """Create and start the match; its id."""
         reply = await self.engine.CreateMatch(
             engine_pb2.CreateMatchRequest(
-                ruleset=convert.ruleset_to_pb(Ruleset.parse(plan.ruleset)),
+                ruleset=wire.ruleset_to_pb(Ruleset.parse(plan.ruleset)),
                 seats=plan.seats,
                 bots=dict(plan.bots),
                 ranked=plan.ranked,

@@ -1,4 +1,5 @@
-"""Translation between the rules core's values and the protobuf messages of ``maumau.v1``."""
+"""Translation between the rules core's values and the ``maumau.v1`` messages: one place, used by
+every service and by the Python SDK."""
 
 from __future__ import annotations
 
