@@ -1,6 +1,12 @@
 """Fixtures shared by every test folder."""
 
+import os
 from collections.abc import Iterator
+
+# The terminal-client tests fork (pexpect) from this process, which runs gRPC servers and clients.
+# gRPC's fork handlers then run in the child before it execs the client and can kill it; the
+# child needs none of them, as it execs at once. Set before anything imports grpc.
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
 import pytest
 
