@@ -2,6 +2,7 @@
 'Meisterschaft', 'Turnierpunkte')."""
 
 import doctest
+import itertools
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -40,7 +41,7 @@ def test_fewest_points_win_then_most_mau_mau_finishes(field: list[Tally]) -> Non
     places = final_places(field)
     by_id = {t.entrant: t for t in field}
     assert sorted(p.entrant for p in places) == sorted(by_id)
-    for better, worse in zip(places, places[1:]):
+    for better, worse in itertools.pairwise(places):
         a, b = by_id[better.entrant], by_id[worse.entrant]
         assert (a.points, -a.maumaus) <= (b.points, -b.maumaus)
         assert better.place <= worse.place

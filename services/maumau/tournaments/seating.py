@@ -102,7 +102,10 @@ def change_tables(
     moves: list[Move] = []
     if count > 1:
         leaving = [worse_half(table, scores) for table in present]
-        staying = [[e for e in table if e not in set(go)] for table, go in zip(present, leaving)]
+        staying = [
+            [e for e in table if e not in set(go)]
+            for table, go in zip(present, leaving, strict=False)
+        ]
         for i, go in enumerate(leaving):
             moves.extend(Move(e, i, (i + 1) % count) for e in go)
         present = [staying[i] + leaving[i - 1] for i in range(count)]
