@@ -62,6 +62,7 @@ SERVICES: tuple[Service, ...] = (
     Service("engine", "maumau.engine", ("maumau.v1.Engine", "maumau.v1.Players")),
     Service("matchmaking", "maumau.matchmaking", ("maumau.v1.Matchmaking",)),
     Service("rating", "maumau.rating", ("maumau.v1.Rating",)),
+    Service("tournaments", "maumau.tournaments", ("maumau.v1.Tournaments",)),
 )
 
 
@@ -324,10 +325,11 @@ def run(stop: StopSignals) -> int:
                 }
                 bots, engine = configs["bots"], configs["engine"]
                 env.setdefault("MAUMAU_BOTS_ADDRESS", f"{connect_host(bots.host)}:{bots.port}")
-                env.setdefault(
-                    "MAUMAU_MATCHMAKING_ENGINE_ADDRESS",
-                    f"{connect_host(engine.host)}:{engine.port}",
-                )
+                for client in ("MATCHMAKING", "TOURNAMENTS"):
+                    env.setdefault(
+                        f"MAUMAU_{client}_ENGINE_ADDRESS",
+                        f"{connect_host(engine.host)}:{engine.port}",
+                    )
                 for service in SERVICES:
                     if stop.requested:
                         raise Interrupted

@@ -178,3 +178,14 @@ def scores_after(
             if finish == "maumau":
                 maumaus[seats[winner]] += 1
     return points, maumaus, rounds
+
+
+async def settled(client: redis.asyncio.Redis, tournament_id: str) -> None:
+    """Wait until no replica drives the finished tournament any more."""
+    for _ in range(200):
+        owner = await client.exists(f"tour:{{{tournament_id}}}:owner")
+        due = await client.zscore("tournaments:due", tournament_id)
+        if not owner and due is None:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"tournament {tournament_id} is still driven")

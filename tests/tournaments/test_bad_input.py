@@ -11,7 +11,7 @@ import redis.asyncio
 
 from maumau.v1 import tournaments_pb2 as pb
 from maumau.v1 import tournaments_pb2_grpc
-from tests.tournaments.support import follow, player
+from tests.tournaments.support import follow, player, settled
 
 ORGANIZER = "organizer-bad-input"
 
@@ -200,6 +200,7 @@ async def test_no_registration_after_the_start(
         )
     await stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid), metadata=organizer)
     await follow(stub, tid)  # to its end, so nothing moves while the refusal is checked
+    await settled(redis_client, tid)
     await refused(
         redis_client,
         lambda: stub.Register(

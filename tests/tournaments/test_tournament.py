@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import itertools
 import zoneinfo
 
 import redis.asyncio
@@ -79,12 +80,13 @@ async def check_played(played: Played, standings: pb.Standings, engine_address: 
         assert (row.points, row.maumaus, row.rounds_played) == (
             points[entrant],
             maumaus[entrant],
-            20,
+            rounds[entrant],
         )
+        assert row.rounds_played == 20
     # The final ranking: fewest points, then most Mau-Mau finishes, then deciding rounds.
     assert standings.final
     ordered = list(standings.rows)
-    for better, worse in zip(ordered, ordered[1:], strict=False):
+    for better, worse in itertools.pairwise(ordered):
         assert (better.points, -better.maumaus) <= (worse.points, -worse.maumaus)
         if (better.points, better.maumaus) == (worse.points, worse.maumaus) and worse.place <= 10:
             assert better.deciding and list(better.deciding) <= list(worse.deciding)

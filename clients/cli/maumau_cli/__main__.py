@@ -3,6 +3,9 @@
     maumau play --rules classic --bots 3 --level random --lang de
     python -m maumau_cli play --rules online --bots 1 --option wins=2
 
+``maumau tournaments`` lists the tournaments; ``maumau tournament join ID`` enters one and plays
+your seats as the blocks come, showing the standings between blocks.
+
 ``maumau play --help`` lists every option.
 """
 
@@ -16,7 +19,8 @@ from collections.abc import Sequence
 
 from maumau_cli.game import play
 from maumau_cli.texts import LANGUAGES, Texts, default_language
-from maumau_sdk import DEFAULT_ADDRESS
+from maumau_cli.tournament import join, list_tournaments
+from maumau_sdk import DEFAULT_ADDRESS, DEFAULT_TOURNAMENTS_ADDRESS
 
 PRESETS = ("classic", "online", "ostfriesland", "colour")
 LEVELS = ("random", "heuristic", "strong")
@@ -51,12 +55,58 @@ def parser() -> argparse.ArgumentParser:
         default=DEFAULT_BOTS_ADDRESS,
         help=f"the bot service, for tips (default {DEFAULT_BOTS_ADDRESS})",
     )
+    listing = commands.add_parser("tournaments", help="list the tournaments")
+    _common(listing)
+    tournament = commands.add_parser("tournament", help="take part in a tournament")
+    actions = tournament.add_subparsers(dest="action", metavar="ACTION", required=True)
+    joining = actions.add_parser("join", help="enter and play your seats as they come")
+    joining.add_argument("tournament_id", metavar="ID", help="the tournament's id")
+    joining.add_argument("--name", default=None, help="your name in the tournament")
+    joining.add_argument(
+        "--address", default=DEFAULT_ADDRESS, help=f"the platform (default {DEFAULT_ADDRESS})"
+    )
+    joining.add_argument(
+        "--bots-address",
+        default=DEFAULT_BOTS_ADDRESS,
+        help=f"the bot service, for tips (default {DEFAULT_BOTS_ADDRESS})",
+    )
+    _common(joining)
     return top
+
+
+def _common(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--tournaments-address",
+        default=DEFAULT_TOURNAMENTS_ADDRESS,
+        help=f"the tournaments service (default {DEFAULT_TOURNAMENTS_ADDRESS})",
+    )
+    command.add_argument(
+        "--lang", choices=LANGUAGES, default=None, help="de or en (default: from the locale)"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     top = parser()
     args = top.parse_args(argv)
+    if args.command in ("tournaments", "tournament"):
+        texts = Texts(args.lang or default_language())
+        try:
+            if args.command == "tournaments":
+                return asyncio.run(list_tournaments(args.tournaments_address, texts))
+            name = (args.name or _user_name())[:32]
+            return asyncio.run(
+                join(
+                    args.address,
+                    args.tournaments_address,
+                    args.tournament_id,
+                    texts,
+                    name,
+                    args.bots_address,
+                )
+            )
+        except KeyboardInterrupt:
+            print(file=sys.stderr)
+            return 130
     if args.command != "play":
         top.print_help()
         return 2

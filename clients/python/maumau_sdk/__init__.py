@@ -26,6 +26,8 @@ The pieces:
   retries are automatic); ``async for event in seat.events()`` (resumes after reconnects)
 - :class:`MauMauError`: ``status``, ``code``, ``params`` and ``message(lang)`` in English or German
 - :func:`verify_match`: check the revealed seed and replay every deal and draw you saw
+- :class:`Tournaments` (``Tournaments.connect(address)``): create, register, follow, standings and
+  the yearly championship of East-Frisian tournaments
 """
 
 from maumau.rules import Action, Card, Play
@@ -40,6 +42,7 @@ from maumau_sdk.client import (
 )
 from maumau_sdk.errors import MauMauError
 from maumau_sdk.fairness import FairnessReport, verify_match
+from maumau_sdk.tournaments import DEFAULT_TOURNAMENTS_ADDRESS, Tournaments
 from maumau_sdk.values import (
     ActionLike,
     ActResult,
@@ -56,6 +59,7 @@ from maumau_sdk.values import (
 
 __all__ = [
     "DEFAULT_ADDRESS",
+    "DEFAULT_TOURNAMENTS_ADDRESS",
     "ActResult",
     "Action",
     "ActionLike",
@@ -73,6 +77,7 @@ __all__ = [
     "Seat",
     "SeatInfo",
     "Spectator",
+    "Tournaments",
     "View",
     "action_from_pb",
     "action_to_pb",
