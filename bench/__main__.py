@@ -3,8 +3,8 @@
 Figures are written to ``bench/results.json`` (figure name -> number), merged with what other parts
 wrote before, so they can be tracked over time. ``python -m bench [seconds] [part ...]`` sets the
 time per measurement (default 3) and runs only the parts named (rules, references, engine, bots,
-rating, matchmaking, tournaments; default all of them). The bot league plays MAUMAU_BENCH_LEAGUE_ROUNDS
-rounds per matchup (default 100).
+rating, matchmaking, tournaments; default all of them). The bot league plays
+MAUMAU_BENCH_LEAGUE_ROUNDS rounds per matchup (default 100).
 """
 
 from __future__ import annotations

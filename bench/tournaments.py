@@ -170,10 +170,11 @@ def bench_tournaments() -> dict[str, float]:
     print("tournaments: 64 bot entrants, 8 tables of 8, 20 rounds in blocks of 5:")
     with tempfile.TemporaryDirectory() as folder:
         figures = asyncio.run(run(Path(folder)))
+    reference = figures["tournaments.64.reference_8_plain_matches_seconds"]
     print(
         f"  start to champion {figures['tournaments.64.wall_seconds']:.1f} s, "
         f"{figures['tournaments.64.engine_moves_per_s']:,.0f} engine moves/s; "
-        f"8 plain 20-round matches at once {figures['tournaments.64.reference_8_plain_matches_seconds']:.1f} s "
+        f"8 plain 20-round matches at once {reference:.1f} s "
         f"(ratio {figures['ratio.tournament_vs_plain_matches.wall']:.2f})"
     )
     print(
