@@ -13,6 +13,7 @@ from maumau.rules import (
     Match,
     Play,
     Ruleset,
+    format_cards,
     parse_action,
 )
 from tests.rules.support import act, hand, legal, position, refused
@@ -159,3 +160,23 @@ def test_bytes_restore_a_finished_match() -> None:
     assert match.view(None).outcome is not None
     restored = Match.from_bytes(match.to_bytes())
     assert restored == match and restored.view(None).outcome == match.view(None).outcome
+
+
+def test_a_seed_deals_and_reshuffles_the_same_cards_in_every_version() -> None:
+    """Fair deals: a verifier replays a finished match from its revealed seed with its own copy
+    of the rules core, so the cards a seed deals (and reshuffles) are part of the contract."""
+    dealt = {
+        ("classic", 3): (0, "5D", ["3D 8S 3C AC 5H", "JC KH 9H QS 6C", "4D 10C 7C AD 9S"]),
+        ("colour", 2): (0, "G4", ["B3 G+2 R7 Y7 Rrev W+4 R7", "Yrev B2 Yskip G8 Y3 Y1 G+2"]),
+    }
+    for (preset, seats), (dealer, starter, hands) in dealt.items():
+        match = Match.new(Ruleset.create(preset), seats, "fair deal")
+        assert (match.view(None).dealer, match.view(None).top.text) == (dealer, starter)
+        assert [hand(match, seat) for seat in range(seats)] == hands
+    online = Ruleset.create("online")
+    pile = Match.new(online, 2, "fair deal").draw_pile
+    assert format_cards(pile[-5:]) == "KH 7H 10C AC QC"  # the top five, top card last
+    match = position("9S", "10S", top="9C QC QH KH KD AD", ruleset=online, seed="fair deal")
+    drew = [e for e in act(match, 0, "draw") if type(e).__name__ == "Drew"]
+    assert [card.text for card in drew[0].cards] == ["QH"]
+    assert format_cards(match.draw_pile) == "KD 9C QC KH"
