@@ -26,7 +26,7 @@ class View:
     phase: str
     turn: int
     chooser: int
-    """The seat naming the starter's suit, in phase 'starter_suit'."""
+    """The seat naming the starter's suit in phase 'starter_suit', else -1."""
     dealer: int
     hand: tuple[Card, ...]
     hand_sizes: tuple[int, ...]

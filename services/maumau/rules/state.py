@@ -84,7 +84,7 @@ class MatchState:
     drawn: Card | None = field(metadata=_state(codec="card"))
     phase: Phase = field(metadata=_state(codec="phase"))
     chooser: int = field(metadata=_state())
-    """The seat naming the starter's suit, in phase 'starter_suit'."""
+    """The seat naming the starter's suit in phase 'starter_suit', else -1."""
     missed: dict[int, tuple[str, int]] = field(metadata=_state(DICT, codec="missed"))
     """Seats that missed a call: seat -> (the call, the turn number whose end closes the window)."""
     declared: list[bool] = field(metadata=_state(LIST))

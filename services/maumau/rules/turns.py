@@ -63,7 +63,7 @@ def act(m: MatchState, seat: int, action: Action, events: list[Event]) -> None:
         case NameSuit(suit):
             m.wished = suit
             m.wish_jack = m.discard[-1].rank in m.ruleset.wish_ranks
-            m.phase = PLAYING
+            m.phase, m.chooser = PLAYING, -1
             events.append(SuitNamed(seat, suit))
 
 
