@@ -155,6 +155,8 @@ class Game:
         self.narrated = 0
         self.news = asyncio.Event()
         self.seats = seat.match.seat_info
+        self.finished = False
+        """Whether the match was played to its end (not left with q)."""
 
     def say(self, text: str = "") -> None:
         say(text, self.out)
@@ -186,6 +188,7 @@ class Game:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(following), 5.0)
             self._narrate()
+            self.finished = True
             await self._finish(view)
             return 0
         finally:
@@ -452,18 +455,21 @@ async def play(
                 out,
             )
             say(texts.get("commitment", commitment=seat.match.seed_commitment), out)
-            return await play_seat(seat, texts, LineReader(), args.bots_address, out)
+            status, _finished = await play_seat(seat, texts, LineReader(), args.bots_address, out)
+            return status
 
     return await guarded(texts, args.address, session())
 
 
 async def play_seat(
     seat: Seat, texts: Texts, reader: LineReader, tips_address: str, out: TextIO | None = None
-) -> int:
-    """Play a seat's match at the keyboard to its end; an interrupt leaves it to a bot."""
+) -> tuple[int, bool]:
+    """Play a seat's match at the keyboard; an interrupt leaves it to a bot. Returns the exit
+    status and whether the match was played to its end (False: the player left it)."""
     out = out or sys.stdout
     game = Game(seat, texts, reader, tips_address, out)
-    return await until_interrupted(game.run(), seat, texts, out)
+    status = await until_interrupted(game.run(), seat, texts, out)
+    return status, game.finished
 
 
 async def until_interrupted(work: Awaitable[int], seat: Seat, texts: Texts, out: TextIO) -> int:

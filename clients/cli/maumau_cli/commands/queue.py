@@ -86,7 +86,8 @@ async def run(args: argparse.Namespace) -> int:
                 )
             )
             seat = await ticket.seat()
-            return await play_seat(seat, texts, reader, args.bots_address)
+            status, _finished = await play_seat(seat, texts, reader, args.bots_address)
+            return status
 
     return await guarded(texts, args.matchmaking_address, session())
 

@@ -99,9 +99,9 @@ async def play_room(room: Room, texts: Texts, reader: LineReader, tips_address: 
         seat = await room.seat()
         played = seat.match_id
         say(texts.get("room_match", number=room.state.matches_started, code=room.code))
-        status = await play_seat(seat, texts, reader, tips_address)
-        if status != 0 or (await seat.info()).status != "over":
-            return status  # the player quit the match (q) or was interrupted
+        status, finished = await play_seat(seat, texts, reader, tips_address)
+        if not finished:
+            return status  # the player left the match (q) or was interrupted
         say(texts.get("room_next"))
 
 
