@@ -14,10 +14,10 @@ import prometheus_client
 from maumau import fairness, wire
 from maumau.common import tokens
 from maumau.common.errors import ServiceError
+from maumau.common.players import PlayerDirectory
 from maumau.common.tokens import bearer
 from maumau.engine.matches import BOT_LEVELS, Change, Matches, info, seat_info
 from maumau.engine.store import MatchRecord, Stored
-from maumau.players.directory import PlayerDirectory
 from maumau.rules import Match
 from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 
