@@ -35,20 +35,29 @@ LEVELS = ("random", "heuristic", "strong")
 Run = Callable[[argparse.Namespace], Awaitable[int]]
 
 
+def address_option(
+    parser: argparse.ArgumentParser, flag: str, variable: str, default: str, what: str
+) -> None:
+    """An address flag whose default comes from ``variable`` when it is set."""
+    parser.add_argument(
+        flag,
+        default=os.environ.get(variable) or default,
+        help=f"{what} (default ${variable}, else {default})",
+    )
+
+
 def add_platform_options(parser: argparse.ArgumentParser) -> None:
-    """--address, --matchmaking-address, --rating-address, --lang and --name."""
-    parser.add_argument(
-        "--address", default=DEFAULT_ADDRESS, help=f"the engine (default {DEFAULT_ADDRESS})"
-    )
-    parser.add_argument(
+    """--address, --matchmaking-address, --rating-address, --lang, --name and --plain."""
+    address_option(parser, "--address", "MAUMAU_ADDRESS", DEFAULT_ADDRESS, "the engine")
+    address_option(
+        parser,
         "--matchmaking-address",
-        default=DEFAULT_MATCHMAKING_ADDRESS,
-        help=f"the matchmaker (default {DEFAULT_MATCHMAKING_ADDRESS})",
+        "MAUMAU_MATCHMAKING_ADDRESS",
+        DEFAULT_MATCHMAKING_ADDRESS,
+        "the matchmaker",
     )
-    parser.add_argument(
-        "--rating-address",
-        default=DEFAULT_RATING_ADDRESS,
-        help=f"the rating service (default {DEFAULT_RATING_ADDRESS})",
+    address_option(
+        parser, "--rating-address", "MAUMAU_RATING_ADDRESS", DEFAULT_RATING_ADDRESS, "the ladder"
     )
     parser.add_argument(
         "--lang", choices=LANGUAGES, default=None, help="de or en (default: from the locale)"

@@ -180,6 +180,8 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "ladder_header": "{preset}, season {season}: {players}",
         "ladder_line": "{marker}{rank:>4}. {name:<24} {rating:>5}  {played}, {won} won",
         "ladder_empty": "Nobody is on this ladder yet: ranked matches put players on it.",
+        "not_on_ladder": "You are not on the {preset} ladder yet: play a ranked match "
+        "(maumau queue --rules {preset} --ranked).",
         "profile_header": "{name} ({player_id})",
         "profile_level": "Level {level}, {xp} XP ({next} XP to the next level)",
         "profile_matches": "{played}, {won} won, {left} left",
@@ -354,6 +356,8 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "ladder_line": "{marker}{rank:>4}. {name:<24} {rating:>5}  {played}, {won} gewonnen",
         "ladder_empty": "Noch niemand steht in dieser Rangliste: gewertete Partien bringen "
         "Spieler hinein.",
+        "not_on_ladder": "Du stehst noch nicht in der Rangliste von {preset}: spiele eine "
+        "gewertete Partie (maumau queue --rules {preset} --ranked).",
         "profile_header": "{name} ({player_id})",
         "profile_level": "Stufe {level}, {xp} XP ({next} XP bis zur nächsten Stufe)",
         "profile_matches": "{played}, {won} gewonnen, {left} verlassen",

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 
+import grpc
+
 from maumau_cli.common import PRESETS, add_platform_options, connect, guarded, me, say, texts_for
 from maumau_cli.texts import Texts
-from maumau_sdk import Leaderboard
+from maumau_sdk import Leaderboard, MauMauError
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,7 +34,15 @@ async def run(args: argparse.Namespace) -> int:
             if args.around:
                 player = await me(platform, args.name)
                 mine = player.player_id
-                page = await player.around(args.rules, season=args.season, radius=args.limit // 2)
+                try:
+                    page = await player.around(
+                        args.rules, season=args.season, radius=max(args.limit // 2, 1)
+                    )
+                except MauMauError as error:
+                    if error.status != grpc.StatusCode.NOT_FOUND:
+                        raise
+                    say(texts.get("not_on_ladder", preset=args.rules))
+                    return 0
             else:
                 page = await platform.leaderboard(args.rules, season=args.season, limit=args.limit)
             show(page, texts, mine)

@@ -12,6 +12,7 @@ from maumau_cli.common import (
     LEVELS,
     add_platform_options,
     add_rules_options,
+    address_option,
     rule_options,
     texts_for,
 )
@@ -24,10 +25,8 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--bots", type=int, default=3, help="how many bots (1-7, default 3)")
     parser.add_argument("--level", choices=LEVELS, default="random", help="the bots' level")
     add_platform_options(parser)
-    parser.add_argument(
-        "--bots-address",
-        default=DEFAULT_BOTS_ADDRESS,
-        help=f"the bot service, for tips (default {DEFAULT_BOTS_ADDRESS})",
+    address_option(
+        parser, "--bots-address", "MAUMAU_BOTS_ADDRESS", DEFAULT_BOTS_ADDRESS, "the bots, for tips"
     )
     parser.set_defaults(run=run, parser=parser)
 

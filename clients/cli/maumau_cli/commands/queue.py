@@ -15,6 +15,7 @@ from maumau_cli.common import (
     DEFAULT_BOTS_ADDRESS,
     add_platform_options,
     add_rules_options,
+    address_option,
     connect,
     guarded,
     me,
@@ -50,8 +51,8 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="how long to wait for people before bots fill the seats (default 10)",
     )
     add_platform_options(parser)
-    parser.add_argument(
-        "--bots-address", default=DEFAULT_BOTS_ADDRESS, help="the bot service, for tips"
+    address_option(
+        parser, "--bots-address", "MAUMAU_BOTS_ADDRESS", DEFAULT_BOTS_ADDRESS, "the bots, for tips"
     )
     parser.set_defaults(run=run, parser=parser)
 

@@ -19,6 +19,7 @@ from maumau_cli.common import (
     LEVELS,
     add_platform_options,
     add_rules_options,
+    address_option,
     connect,
     guarded,
     me,
@@ -45,8 +46,8 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     join.add_argument("code", help="the invite code, e.g. KXWMPQ, or its link")
     for sub in (create, join):
         add_platform_options(sub)
-        sub.add_argument(
-            "--bots-address", default=DEFAULT_BOTS_ADDRESS, help="the bot service, for tips"
+        address_option(
+            sub, "--bots-address", "MAUMAU_BOTS_ADDRESS", DEFAULT_BOTS_ADDRESS, "the bots, for tips"
         )
         sub.set_defaults(run=run, parser=sub)
 
