@@ -38,7 +38,7 @@ def fast(engine_address: str, **changes: object) -> Settings:
         "engine_address": engine_address,
         "lease_seconds": 1.5,
         "tick_seconds": 0.05,
-        "claim_idle_seconds": 2.0,
+        "results_claim_idle_seconds": 2.0,
         "max_per_organizer": 50,
     }
     return Settings(**{**defaults, **changes})  # type: ignore[arg-type]

@@ -35,7 +35,7 @@ def replica(redis_server: EmbeddedRedis, engine_address: str, port: int) -> subp
         "MAUMAU_TOURNAMENTS_ENGINE_ADDRESS": engine_address,
         "MAUMAU_TOURNAMENTS_LEASE_SECONDS": "1.5",
         "MAUMAU_TOURNAMENTS_TICK_SECONDS": "0.05",
-        "MAUMAU_TOURNAMENTS_CLAIM_IDLE_SECONDS": "2",
+        "MAUMAU_TOURNAMENTS_RESULTS_CLAIM_IDLE_SECONDS": "2",
         "MAUMAU_TOURNAMENTS_MAX_PER_ORGANIZER": "50",
     }
     return subprocess.Popen(

@@ -1,8 +1,9 @@
-"""``maumau tournaments`` lists tournaments; ``maumau tournament join ID`` enters one and plays
-your seats as the blocks come, with the standings shown between blocks."""
+"""What ``maumau tournaments`` and ``maumau tournament join ID`` do: list the tournaments; enter
+one and play your seats as the blocks come, with the standings shown between blocks."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Mapping
 from typing import TextIO
@@ -10,9 +11,17 @@ from typing import TextIO
 import grpc
 
 from maumau.v1 import tournaments_pb2 as pb
+from maumau_cli.common import address_option, connect, me
 from maumau_cli.game import Game, LineReader
 from maumau_cli.texts import Texts
-from maumau_sdk import MauMauError, Platform, Player, Seat, Tournaments
+from maumau_sdk import (
+    DEFAULT_TOURNAMENTS_ADDRESS,
+    MauMauError,
+    Platform,
+    Player,
+    Seat,
+    Tournaments,
+)
 
 TEXTS: Mapping[str, Mapping[str, str]] = {
     "en": {
@@ -95,30 +104,38 @@ def show_standings(
         )
 
 
+def add_tournaments_address(parser: argparse.ArgumentParser) -> None:
+    address_option(
+        parser,
+        "--tournaments-address",
+        "MAUMAU_TOURNAMENTS_ADDRESS",
+        DEFAULT_TOURNAMENTS_ADDRESS,
+        "the tournaments service",
+    )
+
+
 async def join(
-    address: str,
-    tournaments_address: str,
-    tournament_id: str,
+    args: argparse.Namespace,
     texts: Texts,
-    name: str,
-    tips_address: str,
     out: TextIO | None = None,
     reader: LineReader | None = None,
 ) -> int:
-    """Register ``name`` as a new player, enter the tournament, and play each of its seats."""
+    """Enter the tournament as your kept player (see ``maumau_cli.common.me``), and play each
+    of your seats."""
     out = out or sys.stdout
+    tournament_id, tips_address = args.tournament_id, args.bots_address
     try:
         async with (
-            Platform.connect(address, timeout=5.0) as platform,
-            Tournaments.connect(tournaments_address, timeout=5.0) as tournaments,
+            connect(args) as platform,
+            Tournaments.connect(args.tournaments_address, timeout=5.0) as tournaments,
         ):
-            player = await platform.register(name)
+            player = await me(platform, args.name)
             t = await tournaments.register(player, tournament_id)
             _say(
                 out,
                 texts,
                 "joined",
-                name=name,
+                name=player.name,
                 count=len(t.entrants),
                 tournament=t.name,
                 rounds=t.rounds,
@@ -128,7 +145,7 @@ async def join(
                 platform, tournaments, player, tournament_id, texts, tips_address, out, reader
             )
     except MauMauError as error:
-        return _failed(error, tournaments_address, texts, out)
+        return _failed(error, args.tournaments_address, texts, out)
 
 
 async def _play_through(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import secrets
 import time
 from collections.abc import Callable
@@ -13,10 +11,11 @@ import grpc
 import redis.asyncio as redis
 
 from maumau.common.config import ServiceConfig
+from maumau.common.lifecycle import Service
 from maumau.common.redis_server import reconnecting
-from maumau.common.server import ServiceServer, create_server
+from maumau.common.server import create_server
 from maumau.tournaments.engine import Engine
-from maumau.tournaments.results import ResultsReader
+from maumau.tournaments.results import TournamentResults
 from maumau.tournaments.service import TournamentsService
 from maumau.tournaments.settings import Settings
 from maumau.tournaments.store import TournamentStore
@@ -24,8 +23,9 @@ from maumau.tournaments.worker import Driver, Hooks
 from maumau.v1 import tournaments_pb2_grpc
 
 
-class TournamentsApp:
-    """One replica: start() serves gRPC, drives tournaments and reads results until stop()."""
+class TournamentsApp(Service):
+    """One replica: serves gRPC, drives tournaments and reads results until stop(), which gives
+    up the leases it holds (another replica continues at once) before the server drains."""
 
     def __init__(
         self,
@@ -45,44 +45,20 @@ class TournamentsApp:
         self.store = TournamentStore(client, settings.retention_seconds)
         engine = Engine(self.channel, secret, timeout=settings.lease_seconds / 2)
         self.driver = Driver(self.store, engine, settings, self.replica, clock, hooks)
-        self.results = ResultsReader(
-            client, self.store, settings.consumer, settings.claim_idle_seconds
-        )
+        self.results = TournamentResults(self.store, client, settings.results())
         service = TournamentsService(self.store, engine, secret, settings, clock)
         register = partial(tournaments_pb2_grpc.add_TournamentsServicer_to_server, service)
-        self.server: ServiceServer = create_server(
-            {"maumau.v1.Tournaments": register}, config, client.ping
-        )
-        self._stopping = asyncio.Event()
-        self._tasks: list[asyncio.Task[None]] = []
+        server = create_server({"maumau.v1.Tournaments": register}, config, client.ping)
+        super().__init__(server, {"driving": self.driver.run, "results": self.results.run})
 
-    @property
-    def port(self) -> int:
-        return self.server.port
-
-    async def start(self) -> None:
+    async def open(self) -> None:
         await self.results.ensure_group()
-        await self.server.start()
-        self._tasks = [
-            asyncio.create_task(self.driver.run(self._stopping)),
-            asyncio.create_task(self.results.run(self._stopping)),
-        ]
 
-    async def stop(self, grace: float | None = None) -> None:
-        """Stop driving (the leases are given up, so another replica continues at once), then
-        drain the server."""
-        self._stopping.set()
-        await asyncio.gather(*self._tasks)
-        await self.server.stop(grace)
+    async def close(self) -> None:
         await self.channel.close()
         await self.redis.aclose()
 
-    async def kill(self) -> None:
-        """Stop at once, as a replica that dies does (for tests): leases stay until they run out."""
-        for task in self._tasks:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        await self.server.stop(0)
-        await self.channel.close()
-        await self.redis.aclose()
+
+def build(settings: Settings, client: redis.Redis | None) -> TournamentsApp:
+    assert client is not None, "the tournaments service's settings include Redis"
+    return TournamentsApp(client, settings.server(), settings.secret(), settings)

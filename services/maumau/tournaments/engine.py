@@ -55,7 +55,7 @@ class Engine:
             engine_pb2.CreateMatchRequest(
                 ruleset=wire.ruleset_to_pb(Ruleset.parse(ruleset)),
                 seats=seats,
-                bots=dict(bots),
+                bots={seat: wire.bot_level_to_pb(level) for seat, level in bots.items()},
                 server_seed=server_seed,
                 turn_seconds=turn_seconds,
                 auto_start=True,

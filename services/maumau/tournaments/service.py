@@ -15,7 +15,6 @@ from maumau import wire
 from maumau.common import tokens
 from maumau.common.errors import ServiceError
 from maumau.rules.errors import BadInput
-from maumau.rules.ruleset import PRESET_OPTIONS
 from maumau.tournaments import ranking
 from maumau.tournaments.engine import Engine
 from maumau.tournaments.settings import BOT_LEVELS, Settings
@@ -119,7 +118,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
             ruleset = wire.ruleset_from_pb(game_pb2.Ruleset(preset=preset, options=options))
         except BadInput as error:
             raise invalid(f"ruleset: {error}") from None
-        if "rounds" not in PRESET_OPTIONS.get(preset, ()):
+        if not _plays_fixed_rounds(preset):
             raise invalid(
                 f"{preset} plays to a target, not a fixed number of rounds; tournaments play "
                 "presets with a 'rounds' option (ostfriesland)"
@@ -367,6 +366,15 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
             raise invalid("limit must be from 1 to 100 (0: 20)")
         history = await self.store.history(request.player, request.limit or 20)
         return pb.PlayerTournaments(tournaments=[pb.PlayerTournament(**h) for h in history])
+
+
+def _plays_fixed_rounds(preset: str) -> bool:
+    """Whether the preset has the ``rounds`` option (a match of a fixed number of rounds)."""
+    try:
+        wire.ruleset_from_pb(game_pb2.Ruleset(preset=preset, options={"rounds": "1"}))
+    except BadInput:
+        return False
+    return True
 
 
 def _start(caller: str, t: Tournament) -> tuple[Events, None]:

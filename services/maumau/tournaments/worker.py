@@ -26,6 +26,7 @@ import grpc
 import prometheus_client
 import redis.asyncio as redis
 
+from maumau.common.lifecycle import pause
 from maumau.rules import Ruleset
 from maumau.tournaments.engine import Engine, new_seed
 from maumau.tournaments.settings import Settings
@@ -287,11 +288,12 @@ class Driver:
                     kind = event.WhichOneof("kind")
                     if kind == "round_over":
                         r = event.round_over
-                        await self._change(
+                        _, counted = await self.store.update(
                             tournament_id,
                             partial(_round, match_id, r.round, r.winner, r.finish, list(r.points)),
                         )
-                        ROUNDS_COUNTED.inc()
+                        if counted:
+                            ROUNDS_COUNTED.inc()
                     elif kind == "match_over":
                         totals = list(event.match_over.totals)
                 break
@@ -353,15 +355,12 @@ class Driver:
 
 def _round(
     match_id: str, number: int, winner: int, finish: str, points: list[int], t: Tournament
-) -> Events:
-    return t.apply_round(match_id, number, winner, finish, points)
+) -> tuple[Events, bool]:
+    """Count a round; True when it was new."""
+    events = t.apply_round(match_id, number, winner, finish, points)
+    return events, bool(events)
 
 
 def _is_bot(t: Tournament, entrant_id: str) -> bool:
     entrant = t.entrant(entrant_id)
     return entrant is None or bool(entrant.bot_level) or entrant.left
-
-
-async def pause(stopping: asyncio.Event, seconds: float) -> None:
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(stopping.wait(), seconds)
