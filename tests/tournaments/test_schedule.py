@@ -9,7 +9,7 @@ import pytest
 
 from maumau.v1 import tournaments_pb2 as pb
 from maumau.v1 import tournaments_pb2_grpc
-from tests.tournaments.support import follow, player
+from tests.tournaments.support import Clock, follow, player
 
 ORGANIZER = "organizer-schedule"
 
@@ -63,3 +63,18 @@ async def test_too_few_entrants_at_the_start_time_cancel_it_and_bots_may_fill(
     filled = await scheduled(stub, "Filled cup", bots=1, fill_with_bots=True, max_per_table=4)
     played = await follow(stub, filled, timeout=60)
     assert [len(t.entrants) for t in played.seatings[0].tables] == [4]
+
+
+async def test_a_tournament_nobody_starts_is_cancelled_after_the_retention_time(
+    replicas,
+    clock: Clock,  # type: ignore[no-untyped-def]
+) -> None:
+    app = await replicas(retention_seconds=60)
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{app.port}") as channel:
+        stub = tournaments_pb2_grpc.TournamentsStub(channel)
+        created = await stub.CreateTournament(
+            pb.CreateTournamentRequest(name="Forgotten cup"), metadata=player(ORGANIZER)
+        )
+        clock.offset += 61
+        played = await follow(stub, created.tournament_id, timeout=30)
+        assert played.events[-1].cancelled == "never started"

@@ -106,8 +106,10 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
         except BaseException:
             await self.store.release_organizer(organizer, tournament.tournament_id)
             raise
-        if config.start_at:
-            await self.store.set_due(tournament.tournament_id, config.start_at)
+        # Due at the start time, or (never started) when it is cancelled after the retention.
+        await self.store.set_due(
+            tournament.tournament_id, config.start_at or now + self.settings.retention_seconds
+        )
         return tournament.to_pb()
 
     def _config(self, r: pb.CreateTournamentRequest, organizer: str) -> Config:

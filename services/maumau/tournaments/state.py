@@ -243,10 +243,9 @@ class Tournament:
                 if self.entrant(bot.entrant_id) is None:
                     self.entrants.append(bot)
         if len(self.entrants) < max(2, c.min_entrants):
-            self.status = CANCELLED
-            self.finished_at = now
-            reason = f"{len(self.entrants)} entrants at the start; {c.min_entrants} needed"
-            return [pb.TournamentEvent(cancelled=reason)]
+            return self.cancel(
+                f"{len(self.entrants)} entrants at the start; {c.min_entrants} needed", now
+            )
         self.status = PLAYING
         self.started_at = now
         ids = [e.entrant_id for e in self.entrants]
@@ -258,6 +257,13 @@ class Tournament:
             TableMatch(t) for t in seating.first_seating(ids, c.max_per_table, self.seed)
         ]
         return [self._seated_event([])]
+
+    def cancel(self, reason: str, now: float) -> Events:
+        if self.status != REGISTRATION:
+            return []
+        self.status = CANCELLED
+        self.finished_at = now
+        return [pb.TournamentEvent(cancelled=reason)]
 
     # ------------------------------------------------------------ matches
 

@@ -172,14 +172,16 @@ class Driver:
         t = (await self.store.load(tournament_id)).tournament
         now = self.clock()
         if t.status == REGISTRATION:
-            if not t.due_to_start(now):
-                # Nothing to do before the start time (or the organizer's start, which sets it due).
-                if t.config.start_at:
-                    await self.store.set_due(tournament_id, t.config.start_at)
-                else:
-                    await self.store.drop_due(tournament_id)
+            abandoned_at = t.created_at + self.settings.retention_seconds
+            if not t.due_to_start(now) and now < abandoned_at:
+                # Nothing to do before the start time (or the organizer's start, which sets it
+                # due); a tournament nobody starts is cancelled after the retention time.
+                await self.store.set_due(tournament_id, t.config.start_at or abandoned_at)
                 return False
-            t = await self._change(tournament_id, lambda x: x.start(now))
+            if t.due_to_start(now):
+                t = await self._change(tournament_id, lambda x: x.start(now))
+            else:
+                t = await self._change(tournament_id, lambda x: x.cancel("never started", now))
         if t.status in OVER:
             await self._wrap_up(t)
             return False
