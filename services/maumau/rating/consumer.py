@@ -57,6 +57,18 @@ APPLY_SECONDS = prometheus_client.Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
 )
 
+PENDING = prometheus_client.Gauge(
+    "rating_results_pending",
+    "Results not applied yet: delivered but unacknowledged, plus undelivered (counted up to "
+    "LAG_COUNT_LIMIT).",
+)
+OLDEST_PENDING_AGE = prometheus_client.Gauge(
+    "rating_results_oldest_pending_age_seconds",
+    "Age of the oldest result not applied yet (0 when none waits).",
+)
+LAG_COUNT_LIMIT = 10_000
+LAG_INTERVAL_SECONDS = 5.0
+
 Entry = tuple[bytes, dict[bytes, bytes] | None]
 
 
@@ -105,13 +117,16 @@ class ResultsConsumer:
         every ``claim_idle_seconds / 2`` the entries another consumer left pending too long.
         Nothing but stop() ends the loop; a failed batch stays pending and is claimed again."""
         await self.ensure_group()
-        next_claim = 0.0
+        next_claim = next_lag = 0.0
         own_pending = True
         while not self._stopping.is_set():
             try:
                 # One step at a time, so a stop() waits for one batch at most.
                 if own_pending:
                     own_pending = await self.consume_own_pending() > 0
+                elif time.monotonic() >= next_lag:
+                    next_lag = time.monotonic() + LAG_INTERVAL_SECONDS
+                    await self.measure_lag()
                 elif time.monotonic() >= next_claim:
                     next_claim = time.monotonic() + self.claim_idle_seconds / 2
                     await self.reclaim()
@@ -127,6 +142,25 @@ class ResultsConsumer:
     async def stop(self) -> None:
         """Ask run() to end after the batch in hand (its read waits at most block_seconds)."""
         self._stopping.set()
+
+    async def measure_lag(self) -> None:
+        """Set the lag gauges from the group's pending list and its undelivered entries (shared
+        by every replica, so each reports the whole group's lag)."""
+        groups = await self.redis.xinfo_groups(self.stream)
+        group = next((g for g in groups if g["name"] == self.group.encode()), None)
+        if group is None:
+            return
+        last = group["last-delivered-id"].decode()
+        undelivered = await self.redis.xrange(self.stream, min=f"({last}", count=LAG_COUNT_LIMIT)
+        undelivered = undelivered or []
+        oldest: bytes | None = None
+        if group["pending"]:
+            oldest = (await self.redis.xpending(self.stream, self.group))["min"]
+        elif undelivered:
+            oldest = undelivered[0][0]
+        PENDING.set(group["pending"] + len(undelivered))
+        age = 0.0 if oldest is None else time.time() - int(oldest.split(b"-")[0]) / 1000
+        OLDEST_PENDING_AGE.set(max(0.0, age))
 
     async def consume_new(self) -> int:
         """Read and apply one batch of new entries (waiting up to block_seconds for them)."""
