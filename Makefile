@@ -45,8 +45,8 @@ wheel: $(STAMP)
 	$(PY) -m pip wheel --quiet --no-deps --wheel-dir dist . clients/python distributions/rules
 	@ls dist
 
-# The one container image of every service (deploy/docker), with docker or podman.
-image: wheel
+# The one container image of every service (deploy/docker; its first stage builds the wheel).
+image:
 	deploy/docker/build.sh
 
 clean:

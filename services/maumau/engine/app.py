@@ -13,7 +13,7 @@ import redis.asyncio as redis
 from maumau.common.config import ServiceConfig
 from maumau.common.redis_server import reconnecting
 from maumau.common.server import ServiceServer, create_server
-from maumau.engine.matches import MATCHES_ACTIVE, EngineSettings, Matches
+from maumau.engine.matches import DEADLINE_OVERDUE, MATCHES_ACTIVE, EngineSettings, Matches
 from maumau.engine.service import EngineService
 from maumau.engine.store import MatchStore
 from maumau.players.directory import PlayerDirectory
@@ -91,6 +91,8 @@ class EngineApp:
                         log.exception("deadline of match %s failed; it comes due again", match_id)
                 if time.monotonic() >= next_gauge:
                     MATCHES_ACTIVE.set(await store.count_active())
+                    earliest = await store.earliest_deadline()
+                    DEADLINE_OVERDUE.set(0 if earliest is None else max(0, time.time() - earliest))
                     next_gauge = time.monotonic() + 5
             except (redis.ConnectionError, redis.TimeoutError) as error:
                 log.warning("deadlines paused: Redis unreachable (%s)", error)
