@@ -30,11 +30,12 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def make_venv(where: Path, *requirements: str, find_links: Path) -> Path:
     """A fresh virtual environment outside the source tree with ``requirements`` installed;
     its python."""
-    subprocess.run([sys.executable, "-m", "venv", str(where)], check=True)
+    # Without pip of its own (ensurepip is slow): this environment's pip installs into it.
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
     python = where / "bin" / "python"
     subprocess.run(
         [
-            *(str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"),
+            *(sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet"),
             *("--find-links", str(find_links), *requirements),
         ],
         check=True,

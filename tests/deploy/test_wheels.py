@@ -5,6 +5,7 @@ rules-core wheel and nothing of the services) plays a match against that platfor
 from __future__ import annotations
 
 import subprocess
+import sys
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -84,7 +85,7 @@ def test_sdk_wheel_plays_a_match_with_client_dependencies_only(
 ) -> None:
     sdk_python, platform_python = venvs["sdk"], venvs["platform"]
     installed = subprocess.run(
-        [str(sdk_python), "-m", "pip", "list", "--format=freeze"],
+        [sys.executable, "-m", "pip", "--python", str(sdk_python), "list", "--format=freeze"],
         capture_output=True,
         text=True,
         check=True,
