@@ -37,8 +37,13 @@ import grpc
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from maumau.common.config import ConfigError, RedisConfig, ServiceConfig, TokenConfig
+from maumau.bots.settings import Settings as BotsSettings
+from maumau.common.config import ConfigError, RedisConfig, ServiceConfig
 from maumau.common.redis_server import EmbeddedRedis
+from maumau.common.settings import RedisSettings, ServiceSettings, TokenSettings, load_settings
+from maumau.engine.settings import Settings as EngineSettings
+from maumau.matchmaking.settings import Settings as MatchmakingSettings
+from maumau.rating.settings import Settings as RatingSettings
 
 START_TIMEOUT_SECONDS = 60.0
 KILL_MARGIN_SECONDS = 5.0
@@ -47,21 +52,21 @@ KILL_MARGIN_SECONDS = 5.0
 
 @dataclass(frozen=True)
 class Service:
-    """One service process: ``python -m <module>``, configured by ``MAUMAU_<NAME>_*`` variables
-    with its default ports from ``maumau.common.config.SERVICE_PORTS``."""
+    """One service process: ``python -m <module>``, configured by its settings class."""
 
     name: str
     module: str
     serves: tuple[str, ...]
     """The gRPC services it offers, for the banner."""
+    settings: type[ServiceSettings]
 
 
 SERVICES: tuple[Service, ...] = (
     # Started in this order (a service after those it calls), stopped in reverse.
-    Service("bots", "maumau.bots", ("maumau.v1.Bots",)),
-    Service("engine", "maumau.engine", ("maumau.v1.Engine", "maumau.v1.Players")),
-    Service("matchmaking", "maumau.matchmaking", ("maumau.v1.Matchmaking",)),
-    Service("rating", "maumau.rating", ("maumau.v1.Rating",)),
+    Service("bots", "maumau.bots", ("maumau.v1.Bots",), BotsSettings),
+    Service("engine", "maumau.engine", ("maumau.v1.Engine", "maumau.v1.Players"), EngineSettings),
+    Service("matchmaking", "maumau.matchmaking", ("maumau.v1.Matchmaking",), MatchmakingSettings),
+    Service("rating", "maumau.rating", ("maumau.v1.Rating",), RatingSettings),
 )
 
 
@@ -146,7 +151,7 @@ def exclusive(data_dir: Path) -> Iterator[None]:
 def token_secret(data_dir: Path) -> str:
     """MAUMAU_TOKEN_SECRET, or a random secret kept (mode 600) in the data folder."""
     if "MAUMAU_TOKEN_SECRET" in os.environ:
-        return TokenConfig.from_env().secret.decode()
+        return load_settings(TokenSettings).secret().decode()
     path = data_dir / "token-secret"
     if not path.exists():
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -304,8 +309,8 @@ def watch(running: list[Running], embedded: EmbeddedRedis | None, stop: StopSign
 
 def run(stop: StopSignals) -> int:
     try:
-        redis_config = RedisConfig.from_env()
-        configs = {s.name: ServiceConfig.for_service(s.name) for s in SERVICES}
+        redis_config = load_settings(RedisSettings).redis()
+        configs = {s.name: load_settings(s.settings).server() for s in SERVICES}
     except ConfigError as error:
         say(str(error))
         return 2

@@ -222,3 +222,41 @@ def view_from_pb(message: pb.View) -> View:
         legal=tuple(map(action_from_pb, message.legal)),
         outcome=Outcome(tuple(outcome.winners), outcome.reason) if outcome else None,
     )
+
+
+def bot_level_to_pb(level: str) -> pb.BotLevel.ValueType:
+    """The enum value of a bot level's name ("strong"); "" is BOT_LEVEL_UNSPECIFIED;
+    ValueError names the levels for any other text.
+
+    >>> bot_level_to_pb("strong") == pb.BOT_LEVEL_STRONG
+    True
+    """
+    if not level:
+        return pb.BOT_LEVEL_UNSPECIFIED
+    try:
+        return pb.BotLevel.Value(f"BOT_LEVEL_{level.upper()}")
+    except ValueError:
+        raise ValueError(f"no bot level {level!r}: choose one of {', '.join(BOT_LEVELS)}") from None
+
+
+def bot_level_from_pb(level: int) -> str:
+    """The name of a bot level ("strong"); "" for BOT_LEVEL_UNSPECIFIED; ValueError for a
+    number the proto does not define (a newer client's level).
+
+    >>> bot_level_from_pb(pb.BOT_LEVEL_HEURISTIC)
+    'heuristic'
+    """
+    if level == pb.BOT_LEVEL_UNSPECIFIED:
+        return ""
+    try:
+        return pb.BotLevel.Name(level).removeprefix("BOT_LEVEL_").lower()  # type: ignore[arg-type]
+    except ValueError:
+        raise ValueError(f"no bot level {level}: choose one of {', '.join(BOT_LEVELS)}") from None
+
+
+BOT_LEVELS = tuple(
+    name.removeprefix("BOT_LEVEL_").lower()
+    for name in pb.BotLevel.keys()  # noqa: SIM118 (an enum wrapper, not a dict)
+    if name != "BOT_LEVEL_UNSPECIFIED"
+)
+"""Every bot level's name, in the proto's order: ("random", "heuristic", "strong")."""

@@ -5,7 +5,7 @@ from collections.abc import AsyncIterator
 import grpc
 import pytest
 
-from maumau.bots.__main__ import build
+from maumau.bots.app import BotsApp
 from maumau.common.config import ServiceConfig
 from maumau.v1 import bots_pb2, bots_pb2_grpc, game_pb2
 from maumau.wire import action_from_pb, view_to_pb
@@ -14,7 +14,7 @@ from tests.bots.test_policies import position
 
 @pytest.fixture
 async def bots() -> AsyncIterator[bots_pb2_grpc.BotsStub]:
-    server = build(ServiceConfig(host="127.0.0.1", port=0, metrics_port=0))
+    server = BotsApp(ServiceConfig(host="127.0.0.1", port=0, metrics_port=0))
     await server.start()
     async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
         yield bots_pb2_grpc.BotsStub(channel)

@@ -1,8 +1,9 @@
 """The one gRPC bootstrap every service uses: health, reflection, metrics, errors, shutdown.
 
-`create_server()` builds and binds the server (port 0 in tests) without starting it; `serve()`
-runs it until SIGTERM or SIGINT, then drains it. Health says SERVING only while Redis answers,
-because a replica that cannot reach Redis cannot serve any match.
+`create_server()` builds and binds the server (port 0 in tests) without starting it;
+``maumau.common.lifecycle`` runs it with the service's workers until SIGTERM or SIGINT. Health
+says SERVING only while Redis answers, because a replica that cannot reach Redis cannot serve any
+match.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import asyncio
 import contextlib
 import inspect
 import logging
-import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
@@ -88,21 +88,23 @@ class ServiceServer:
         self._stopping.set()
         await self.health.enter_graceful_shutdown()
         if self._watcher is not None:
-            # The watcher ends at its next look at _stopping; it is not cancelled, because
-            # Python 3.11's wait_for can swallow a cancellation that meets a finishing probe.
+            # The watcher ends at its next look at _stopping, rather than being cancelled
+            # between a probe and setting the health it found.
             await self._watcher
         await self.server.stop(self.config.grace_seconds if grace is None else grace)
 
     async def _watch(self) -> None:
         while not self._stopping.is_set():
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), self.config.health_interval_seconds)
+                async with asyncio.timeout(self.config.health_interval_seconds):
+                    await self._stopping.wait()
             if not self._stopping.is_set():
                 await self._check()
 
     async def _check(self) -> None:
         try:
-            await asyncio.wait_for(self._probe(), self.config.health_interval_seconds)
+            async with asyncio.timeout(self.config.health_interval_seconds):
+                await self._probe()
         except Exception as error:
             if self._serving is not False:
                 log.warning("health probe failed (%r): NOT_SERVING", error)
@@ -146,39 +148,6 @@ def start_metrics_server(port: int, host: str) -> WSGIServer:
     (read it from `.server_port`); `.shutdown()` stops it."""
     http_server, _thread = prometheus_client.start_http_server(port, addr=host)
     return http_server
-
-
-async def serve(
-    server: ServiceServer,
-    start: Callable[[], Awaitable[None]] | None = None,
-    stop: Callable[[], Awaitable[None]] | None = None,
-) -> None:
-    """Run `server` and its metrics endpoint until SIGTERM or SIGINT, then shut down gracefully:
-    health NOT_SERVING first, in-flight calls finish within the grace period. A service with
-    background work of its own passes `start` and `stop` that wrap the server's."""
-    config = server.config
-    metrics = start_metrics_server(config.metrics_port, config.host)
-    loop = asyncio.get_running_loop()
-    stopping = asyncio.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stopping.set)
-    try:
-        await (start or server.start)()
-        log.info(
-            "%s listening on %s:%d, metrics on port %d",
-            ", ".join(server.service_names) or "server",
-            config.host,
-            server.port,
-            metrics.server_port,
-        )
-        await stopping.wait()
-        log.info("shutting down: finishing in-flight calls for up to %s s", config.grace_seconds)
-    finally:
-        await (stop or server.stop)()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.remove_signal_handler(signum)
-        await asyncio.to_thread(metrics.shutdown)
-        metrics.server_close()
 
 
 class _CallInterceptor(grpc.aio.ServerInterceptor):

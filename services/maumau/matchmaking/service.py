@@ -14,9 +14,9 @@ import grpc
 from maumau import wire
 from maumau.common import tokens
 from maumau.common.errors import ServiceError
-from maumau.engine.matches import BOT_LEVELS
-from maumau.engine.service import bearer
-from maumau.matchmaking.notify import Notifier, wait
+from maumau.common.lifecycle import pause
+from maumau.common.players import PlayerDirectory
+from maumau.matchmaking.notify import Notifier
 from maumau.matchmaking.queue import (
     CANCELLED,
     SEARCHING,
@@ -29,10 +29,10 @@ from maumau.matchmaking.queue import (
 from maumau.matchmaking.rooms import RoomRecord, Rooms, link, normalize_code, web_path
 from maumau.matchmaking.settings import Settings
 from maumau.matchmaking.worker import TICKETS_ENDED
-from maumau.players.directory import PlayerDirectory
 from maumau.rules import Match, Ruleset
 from maumau.rules.errors import BadInput
 from maumau.v1 import matchmaking_pb2, matchmaking_pb2_grpc
+from maumau.wire import BOT_LEVELS
 
 Context = grpc.aio.ServicerContext[Any, Any]
 MIN_SEATS, MAX_SEATS = 2, 8
@@ -76,7 +76,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
         self.settings = settings
 
     def _player(self, context: Context) -> str:
-        return tokens.verify_player_token(self.secret, bearer(context)).player_id
+        return tokens.verify_player_token(self.secret, tokens.bearer(context)).player_id
 
     # ---------------------------------------------------------------- queue
 
@@ -165,7 +165,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
                     yield self._ticket_pb(found, player)
                 if shown != SEARCHING:
                     return
-                await wait(changed, self.settings.follow_poll_seconds)
+                await pause(changed, self.settings.follow_poll_seconds)
 
     async def CancelTicket(
         self, request: matchmaking_pb2.TicketRequest, context: Context
@@ -268,7 +268,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
                 if room.version != shown:
                     shown = room.version
                     yield await self._room_pb(room, player)
-                await wait(changed, self.settings.follow_poll_seconds)
+                await pause(changed, self.settings.follow_poll_seconds)
 
     async def _room_pb(self, room: RoomRecord, player: str) -> matchmaking_pb2.Room:
         seat = room.seat_of(player)
