@@ -280,7 +280,7 @@ def banner(running: list[Running], redis_url: str, embedded: EmbeddedRedis | Non
             f'  grpcurl -plaintext -d \'{{"name": "Ada"}}\' {engine} maumau.v1.Players/Register',
             f"  grpcurl -plaintext -H 'authorization: Bearer <player_token>' -d "
             f'\'{{"ruleset": {{"preset": "classic"}}, "seats": 2, '
-            f'"bots": {{"1": "random"}}, "auto_start": true}}\' '
+            f'"bots": {{"1": "BOT_LEVEL_RANDOM"}}, "auto_start": true}}\' '
             f"{engine} maumau.v1.Engine/CreateMatch",
             "The README shows the rest: seat tokens, Act, GetView, Follow.",
             "",

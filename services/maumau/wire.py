@@ -248,7 +248,8 @@ def bot_level_to_pb(level: str) -> pb.BotLevel.ValueType:
     if not level:
         return pb.BOT_LEVEL_UNSPECIFIED
     try:
-        return pb.BotLevel.Value(f"BOT_LEVEL_{level.upper()}")
+        value: int = pb.BotLevel.Value(f"BOT_LEVEL_{level.upper()}")
+        return value
     except ValueError:
         raise ValueError(f"no bot level {level!r}: choose one of {', '.join(BOT_LEVELS)}") from None
 
@@ -263,7 +264,8 @@ def bot_level_from_pb(level: int) -> str:
     if level == pb.BOT_LEVEL_UNSPECIFIED:
         return ""
     try:
-        return pb.BotLevel.Name(level).removeprefix("BOT_LEVEL_").lower()  # type: ignore[arg-type]
+        name: str = pb.BotLevel.Name(level)
+        return name.removeprefix("BOT_LEVEL_").lower()
     except ValueError:
         raise ValueError(f"no bot level {level}: choose one of {', '.join(BOT_LEVELS)}") from None
 

@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 
 import grpc
 
+from maumau import wire
 from maumau.rules import BadInput
 from maumau.v1 import (
     bots_pb2,
@@ -424,11 +425,12 @@ class Player:
     ) -> Seat:
         """Open a match and take a seat at it.
 
-        ``bots`` maps seats to bot levels ("random", "heuristic", "strong"); a list fills seats
-        1, 2, ... in order. ``options`` are the preset's options (values may be numbers or
-        booleans). With ``auto_start`` the match is dealt as soon as every seat is taken, at
-        once if the other seats are all bots. ``nonce`` is this player's contribution to the deal
-        seed (a random one by default), so the server alone cannot choose the cards.
+        ``bots`` maps seats to bot levels ("random", "heuristic", "strong"; ValueError for any
+        other name); a list fills seats 1, 2, ... in order. ``options`` are the preset's options
+        (values may be numbers or booleans). With ``auto_start`` the match is dealt as soon as
+        every seat is taken, at once if the other seats are all bots. ``nonce`` is this player's
+        contribution to the deal seed (a random one by default), so the server alone cannot
+        choose the cards.
 
         >>> seat = await player.create_match("online", 2, bots=["random"])  # doctest: +SKIP
         """
@@ -445,7 +447,7 @@ class Player:
                 options={name: _option_text(value) for name, value in (options or {}).items()},
             ),
             seats=seats,
-            bots=bot_map,
+            bots={seat: wire.bot_level_to_pb(level) for seat, level in bot_map.items()},
             ranked=ranked,
             server_seed=server_seed,
             turn_seconds=turn_seconds,

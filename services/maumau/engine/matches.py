@@ -27,7 +27,6 @@ from maumau.v1 import engine_pb2, game_pb2
 
 log = logging.getLogger(__name__)
 
-BOT_LEVELS = ("random", "heuristic", "strong")
 MAX_RETRIES = 50
 RESULT_GRACE_SECONDS = 5.0
 
@@ -114,7 +113,7 @@ def seat_info(record: MatchRecord) -> list[game_pb2.SeatInfo]:
             seat=s,
             player_id=record.players[s],
             name=record.names[s],
-            bot_level=record.bots[s],
+            bot_level=wire.bot_level_to_pb(record.bots[s]),
             left=record.left[s],
         )
         for s in range(record.seats)
