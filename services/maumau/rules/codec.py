@@ -82,8 +82,7 @@ def encode(state: MatchState) -> bytes:
 def decode(cls: type[S], data: bytes) -> S:
     """The state that :func:`encode` wrote, as an instance of ``cls``."""
     values = json.loads(zlib.decompress(data))
-    state = cls.__new__(cls)
+    state = cls(Ruleset.parse(values["r"]), values["n"], values["s"])
     for name, key, _, from_json in _WRITTEN:
         setattr(state, name, from_json(values[key]))
-    state.variant = state.ruleset.variant
     return state
