@@ -42,7 +42,7 @@ from .kinds import (
 from .legal import LegalActions
 from .observer import View, observe
 from .ruleset import Ruleset
-from .state import MatchState
+from .state import MatchState, blank
 
 __all__ = ["LegalActions", "Match", "Outcome", "View"]
 
@@ -190,7 +190,7 @@ class Match(MatchState):
         return observe(self, seat)
 
     def copy(self) -> Match:
-        other = type(self)(self.ruleset, self.seats, self.seed)
+        other = blank(type(self))
         self.copy_state(other)
         return other
 

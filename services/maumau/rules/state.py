@@ -10,7 +10,7 @@ public face.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from .cards import Card
 from .kinds import NO_PENDING, PLAYING, Outcome, Pending, Phase
@@ -133,6 +133,15 @@ class MatchState:
             setattr(other, name, [list(inner) for inner in getattr(self, name)])
         for name in _DICT_FIELDS:
             setattr(other, name, dict(getattr(self, name)))
+
+
+S = TypeVar("S", bound=MatchState)
+
+
+def blank(cls: type[S]) -> S:
+    """An instance with no field set yet, for :meth:`MatchState.copy_state` and the codec to fill
+    in: it skips the constructor's work, which copying and decoding would overwrite at once."""
+    return cls.__new__(cls)
 
 
 STATE_FIELDS: Final = fields(MatchState)
