@@ -56,11 +56,12 @@ CODECS: Final[dict[str, tuple[Encoder | None, Decoder | None]]] = {
         lambda rows: {seat: (word, closes) for seat, word, closes in rows},
     ),
     "outcome": (_encode_outcome, _decode_outcome),
-    "phase": (None, Phase),
-    "pending": (None, Pending),
+    "phase": (None, {phase.value: phase for phase in Phase}.__getitem__),
+    "pending": (None, {pending.value: pending for pending in Pending}.__getitem__),
 }
 """Codec name -> (encode to a JSON value, decode from it); None where JSON takes the value as it
-is (numbers, text, enumerations of text, lists of them): the common case, kept off calls."""
+is (numbers, text, enumerations of text, lists of them): the common case, kept off calls.
+Enumerations decode through a dict, several times faster than calling the enum class."""
 
 _WRITTEN: Final = tuple(
     (f.name, f.metadata["key"] or f.name, *CODECS[f.metadata["codec"]])
