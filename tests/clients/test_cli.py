@@ -12,7 +12,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from maumau.bots.__main__ import build
+from maumau.bots.app import BotsApp
 from maumau.common.redis_server import free_port
 from maumau.rules.cards import french_deck
 from tests.engine.conftest import engine_config
@@ -120,7 +120,7 @@ async def test_a_whole_match_against_bots_in_the_terminal(address, lang):
 
 
 async def test_tips_come_from_the_bot_service_and_quitting_leaves_the_match(address):
-    bots = build(engine_config())  # the same server bootstrap
+    bots = BotsApp(engine_config())  # the same service lifecycle
     await bots.start()
     screen = SCREEN["en"]
     child = spawn(
