@@ -48,8 +48,7 @@ mutate: $(STAMP)
 	cp -rp tests/__init__.py tests/rules $(MUTATE)/tests/
 	cd $(MUTATE) && MAUMAU_HYPOTHESIS_PROFILE=mutate nice -n 10 ../../$(VENV)/bin/mutmut run \
 		--max-children 2
-	cd $(MUTATE) && ../../$(VENV)/bin/mutmut results --all true > results.txt; \
-		../../$(PY) ../../tests/rules/mutation_score.py results.txt
+	cd $(MUTATE) && ../../$(PY) ../../tests/rules/mutation_score.py
 
 lint: $(STAMP) proto
 	$(VENV)/bin/ruff check .

@@ -3,6 +3,8 @@ every service and by the Python SDK."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from maumau.rules import (
     ACCEPT,
     CALLS,
@@ -23,7 +25,9 @@ from maumau.rules import (
 )
 from maumau.rules import events as ev
 from maumau.rules.cards import COLOURS, FRENCH_SUITS
+from maumau.rules.reasons import Reason
 from maumau.rules.ruleset import format_option_value, parse_option_value
+from maumau.v1 import bots_pb2 as bots_pb
 from maumau.v1 import game_pb2 as pb
 
 _SIMPLE = {"draw": DRAW, "pass": PASS, "accept": ACCEPT, "challenge": CHALLENGE}
@@ -224,7 +228,17 @@ def view_from_pb(message: pb.View) -> View:
     )
 
 
-def bot_level_to_pb(level: str) -> int:
+def reasons_to_pb(reasons: Iterable[Reason]) -> list[bots_pb.Reason]:
+    """A hint's reasons as ``maumau.v1.Reason`` messages (code and text parameters)."""
+    return [bots_pb.Reason(code=r.code, params=dict(r.params)) for r in reasons]
+
+
+def reasons_from_pb(messages: Iterable[bots_pb.Reason]) -> tuple[Reason, ...]:
+    """The reasons of a ``RankedAction`` or ``DecideResponse`` as rules-core values."""
+    return tuple(Reason.of(m.code, **dict(m.params)) for m in messages)
+
+
+def bot_level_to_pb(level: str) -> pb.BotLevel.ValueType:
     """The enum value of a bot level's name ("strong"); "" is BOT_LEVEL_UNSPECIFIED;
     ValueError names the levels for any other text.
 

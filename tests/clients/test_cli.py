@@ -7,6 +7,7 @@ import asyncio
 import os
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 import pexpect
@@ -55,8 +56,9 @@ SCREEN = {
 
 def spawn(address: str, lang: str, *extra: str, bots_address: str = "") -> pexpect.spawn:
     args = ["-m", "maumau_cli", "play", "--address", address, "--lang", lang, "--name", "Ada"]
-    args += ["--bots-address", bots_address or f"127.0.0.1:{free_port()}", *extra]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    args += ["--bots-address", bots_address or f"127.0.0.1:{free_port()}", "--plain", *extra]
+    home = tempfile.mkdtemp(prefix="maumau-home-")  # who the client registers as
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MAUMAU_HOME": home}
     return pexpect.spawn(
         sys.executable,
         args,

@@ -79,7 +79,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     ) -> engine_pb2.CreateMatchResponse:
         caller = self._caller(context)
         ruleset = wire.ruleset_from_pb(request.ruleset)
-        Match.new(ruleset, request.seats, "validate")  # the table must be playable
+        ruleset.check_seats(request.seats)
         bots = [""] * request.seats
         for seat, level in request.bots.items():
             if not 0 <= seat < request.seats:

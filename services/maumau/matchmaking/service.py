@@ -29,7 +29,7 @@ from maumau.matchmaking.queue import (
 from maumau.matchmaking.rooms import RoomRecord, Rooms, link, normalize_code, web_path
 from maumau.matchmaking.settings import Settings
 from maumau.matchmaking.worker import TICKETS_ENDED
-from maumau.rules import Match, Ruleset
+from maumau.rules import Ruleset
 from maumau.rules.errors import BadInput
 from maumau.v1 import matchmaking_pb2, matchmaking_pb2_grpc
 
@@ -52,7 +52,7 @@ def playable_sizes(ruleset_text: str) -> frozenset[int]:
     sizes = set()
     for seats in range(MIN_SEATS, MAX_SEATS + 1):
         with contextlib.suppress(BadInput):
-            Match.new(ruleset, seats, "validate")
+            ruleset.check_seats(seats)
             sizes.add(seats)
     return frozenset(sizes)
 
