@@ -53,7 +53,9 @@ def reflect(channel: grpc.Channel, request: reflection_pb2.ServerReflectionReque
 
 
 def method_types(channel: grpc.Channel, service: str, method: str) -> tuple[type, type, bool]:
-    answer = reflect(channel, reflection_pb2.ServerReflectionRequest(file_containing_symbol=service))
+    answer = reflect(
+        channel, reflection_pb2.ServerReflectionRequest(file_containing_symbol=service)
+    )
     pool = descriptor_pool.DescriptorPool()
     files = [
         descriptor_pb2.FileDescriptorProto.FromString(blob)
