@@ -27,6 +27,8 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +41,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from maumau.common.config import ConfigError, RedisConfig, ServiceConfig, TokenConfig
 from maumau.common.redis_server import EmbeddedRedis
+from maumau.gateway.settings import GatewaySettings
 
 START_TIMEOUT_SECONDS = 60.0
 KILL_MARGIN_SECONDS = 5.0
@@ -54,6 +57,8 @@ class Service:
     module: str
     serves: tuple[str, ...]
     """The gRPC services it offers, for the banner."""
+    web: bool = False
+    """An HTTP server (the gateway): ready when its ``/readyz`` says so, not gRPC health."""
 
 
 SERVICES: tuple[Service, ...] = (
@@ -62,7 +67,21 @@ SERVICES: tuple[Service, ...] = (
     Service("engine", "maumau.engine", ("maumau.v1.Engine", "maumau.v1.Players")),
     Service("matchmaking", "maumau.matchmaking", ("maumau.v1.Matchmaking",)),
     Service("rating", "maumau.rating", ("maumau.v1.Rating",)),
+    Service("gateway", "maumau.gateway", ("the web client",), web=True),
 )
+
+
+def service_config(service: Service) -> ServiceConfig:
+    """Where a service listens (``MAUMAU_<NAME>_*``); the gateway reads its own settings."""
+    if service.web:
+        gateway = GatewaySettings.from_env()
+        return ServiceConfig(
+            host=gateway.host,
+            port=gateway.port,
+            metrics_port=gateway.metrics_port,
+            grace_seconds=gateway.grace_seconds,
+        )
+    return ServiceConfig.for_service(service.name)
 
 
 class Failure(Exception):
@@ -194,12 +213,31 @@ def start_service(service: Service, config: ServiceConfig, env: dict[str, str]) 
     return Running(service, config, process)
 
 
+def web_ready(address: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://{address}/readyz", timeout=1) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
 def wait_serving(running: Running, stop: StopSignals) -> None:
-    """Return once the service's health says SERVING; fail if it exits or takes too long."""
+    """Return once the service's health says SERVING (a web service: its /readyz answers
+    200); fail if it exits or takes too long."""
     deadline = time.monotonic() + START_TIMEOUT_SECONDS
     request = health_pb2.HealthCheckRequest(service="")
     with grpc.insecure_channel(running.address) as channel:
         health = health_pb2_grpc.HealthStub(channel)
+
+        def serving() -> bool:
+            if running.service.web:
+                return web_ready(running.address)
+            try:
+                status = health.Check(request, timeout=1).status
+            except grpc.RpcError:
+                return False
+            return bool(status == health_pb2.HealthCheckResponse.SERVING)
+
         while True:
             code = running.process.poll()
             if code is not None:
@@ -211,12 +249,8 @@ def wait_serving(running: Running, stop: StopSignals) -> None:
                 raise Failure(f"{running.service.name} exited at start with status {code}{hint}")
             if stop.requested:
                 raise Interrupted
-            with contextlib.suppress(grpc.RpcError):
-                if (
-                    health.Check(request, timeout=1).status
-                    == health_pb2.HealthCheckResponse.SERVING
-                ):
-                    return
+            if serving():
+                return
             if time.monotonic() > deadline:
                 raise Failure(
                     f"{running.service.name} at {running.address} did not report SERVING "
@@ -256,12 +290,16 @@ def banner(running: list[Running], redis_url: str, embedded: EmbeddedRedis | Non
     lines = ["", "Mau-Mau platform is running.", ""]
     for item in running:
         metrics = f"http://{connect_host(item.config.host)}:{item.config.metrics_port}/metrics"
+        address = f"http://{item.address}/" if item.service.web else item.address
         lines.append(
-            f"  {item.service.name:12} {item.address:17} metrics {metrics}"
+            f"  {item.service.name:12} {address:17} metrics {metrics}"
             f"   ({', '.join(item.service.serves)})"
         )
     where = f", files in {embedded.data_dir}/ (append-only)" if embedded else " (REDIS_URL)"
     lines += [f"  {'redis':12} {redacted(redis_url)}{where}", ""]
+    web = next((item.address for item in running if item.service.web), None)
+    if web is not None:
+        lines += ["Play in your browser:", f"  http://{web}/", ""]
     engine = next((item.address for item in running if item.service.name == "engine"), None)
     if engine is not None:
         lines += [
@@ -305,7 +343,7 @@ def watch(running: list[Running], embedded: EmbeddedRedis | None, stop: StopSign
 def run(stop: StopSignals) -> int:
     try:
         redis_config = RedisConfig.from_env()
-        configs = {s.name: ServiceConfig.for_service(s.name) for s in SERVICES}
+        configs = {s.name: service_config(s) for s in SERVICES}
     except ConfigError as error:
         say(str(error))
         return 2
@@ -328,6 +366,12 @@ def run(stop: StopSignals) -> int:
                     "MAUMAU_MATCHMAKING_ENGINE_ADDRESS",
                     f"{connect_host(engine.host)}:{engine.port}",
                 )
+                for upstream in ("engine", "matchmaking", "bots", "rating"):
+                    config = configs[upstream]
+                    env.setdefault(
+                        f"MAUMAU_GATEWAY_{upstream.upper()}_ADDRESS",
+                        f"{connect_host(config.host)}:{config.port}",
+                    )
                 for service in SERVICES:
                     if stop.requested:
                         raise Interrupted
