@@ -45,7 +45,11 @@ export class Live {
     this.lastEvent = new Map(); // match id -> id of the last event received
     this.retry = 250;
     this.socket = null;
-    this.connect();
+  }
+
+  // Connect once there is a session (the gateway refuses a socket without one).
+  start() {
+    if (!this.socket) this.connect();
   }
 
   connect() {
@@ -77,7 +81,7 @@ export class Live {
   sendFollow(message) {
     const out = { ...message };
     if (out.match_id) out.after = this.lastEvent.get(out.match_id) || "";
-    if (this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(out));
+    if (this.socket && this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(out));
   }
 
   follow(topic, message) {
@@ -87,7 +91,7 @@ export class Live {
 
   unfollow(topic) {
     if (!this.follows.delete(topic)) return;
-    if (this.socket.readyState === WebSocket.OPEN) {
+    if (this.socket && this.socket.readyState === WebSocket.OPEN) {
       this.socket.send(JSON.stringify({ op: "unfollow", topic }));
     }
   }

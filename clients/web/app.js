@@ -66,7 +66,7 @@ document.getElementById("tips").addEventListener("click", () => {
   state.tips = !state.tips;
   localStorage.setItem("maumau.tips", state.tips ? "on" : "off");
   chrome();
-  if (state.table) state.table.show(state.table.view);
+  if (state.table) state.table.tipsChanged();
 });
 
 function go(path) {
@@ -94,6 +94,7 @@ async function route() {
       return signIn();
     }
   }
+  live.start();
   try {
     if (path.startsWith("/room/")) return await enterRoom(decodeURIComponent(path.slice(6)));
     if (path === "/play") {
@@ -255,7 +256,6 @@ async function enterRoom(code) {
 }
 
 function showRoom(room) {
-  const previous = state.room;
   state.room = room;
   let section = document.getElementById("room");
   if (!section) {
@@ -281,14 +281,21 @@ function showRoom(room) {
     isHost && room.status === "open" ? $("button", { type: "button", id: "start-room", onclick: async () => {
       try { showRoom(await post(`/api/rooms/${room.code}/start`)); } catch (error) { announce(error.message, true); }
     } }, t("host_start")) : null);
-  if (room.match_id && (!state.table || state.table.matchId !== room.match_id) && room.your_seat >= 0) {
-    if (state.table && !state.table.finished) state.table.stop();
-    const holder = document.getElementById("room-table");
-    const table = new Table(holder, live, announce, { matchId: room.match_id, onOver: (done) => summary(done, holder, true), tipsOn: () => state.tips });
-    state.table = table;
-    table.start().catch((error) => announce(error.message, true));
+  if (room.match_id && room.your_seat >= 0 && (!state.table || state.table.matchId !== room.match_id)) {
+    if (!state.table || !state.table.finished) roomTable(room.match_id);
+    else {
+      const next = document.getElementById("next-match");
+      if (next) next.hidden = false;
+    }
   }
-  return previous;
+}
+
+function roomTable(matchId) {
+  if (state.table) state.table.stop();
+  const holder = document.getElementById("room-table");
+  const table = new Table(holder, live, announce, { matchId, onOver: (done) => summary(done, holder, true), tipsOn: () => state.tips });
+  state.table = table;
+  table.start().catch((error) => announce(error.message, true));
 }
 
 // ---------------------------------------------------------------- the table and the summary
@@ -322,7 +329,9 @@ async function summary(table, holder, inRoom) {
     rating,
     $("h3", { text: t("fair_check") }),
     $("ul", { class: `fairness ${fairness.ok ? "ok" : "bad"}`, id: "fairness" }, fairness.lines.map((line) => $("li", { text: line }))),
-    inRoom ? $("p", { text: t("next_match") }) : $("div", { class: "actions" },
+    inRoom ? $("div", { class: "actions" }, $("p", { text: t("next_match") }),
+      $("button", { type: "button", id: "next-match", hidden: state.room && state.room.match_id !== table.matchId ? null : "hidden",
+        onclick: () => roomTable(state.room.match_id) }, t("next_match_button"))) : $("div", { class: "actions" },
       $("button", { type: "button", id: "new-match", onclick: () => go("/") }, t("new_match"))));
   holder.replaceChildren(panel);
   announce(`${t("match_over")}. ${fairness.lines.at(-1)}`);

@@ -74,19 +74,20 @@ export class Table {
 
   async start() {
     this.info = await get(`/api/matches/${this.matchId}`);
-    await this.refresh();
+    await this.fetchView();
     this.live.follow(`match:${this.matchId}`, { match_id: this.matchId });
   }
 
   stop() {
     clearInterval(this.timer);
+    clearTimeout(this.refreshTimer);
     this.live.unfollow(`match:${this.matchId}`);
   }
 
   name(seat) {
     if (this.view && seat === this.view.seat) return t("you");
     const info = (this.info && this.info.seat_info || []).find((s) => s.seat === seat);
-    if (info && info.name) return info.name;
+    if (info && info.name && !info.bot_level) return info.name;
     return t("bot", { seat });
   }
 
@@ -115,6 +116,7 @@ export class Table {
   narrate(kind, e) {
     const me = this.view ? this.view.seat : -1;
     const who = (seat) => this.name(seat);
+    const said = (key, seat, params) => t(seat === me && t(`${key}_me`) !== `${key}_me` ? `${key}_me` : key, params);
     const cards = (list) => (list || []).map(cardName).join(", ");
     switch (kind) {
       case "seat_joined": return t("ev_joined", { who: e.name || who(e.seat) });
@@ -124,25 +126,25 @@ export class Table {
         if (e.reason === "deal") return e.seat === me ? t("ev_dealt_me", { cards: cards(e.cards) }) : "";
         if (e.seat === me && e.cards.length) return t("ev_draw_me", { cards: cards(e.cards) });
         if (e.reason === "draw") return t("ev_draw", { who: who(e.seat), n: e.count });
-        return t("ev_penalty", { who: who(e.seat), n: e.count });
+        return said("ev_penalty", e.seat, { who: who(e.seat), n: e.count });
       case "played": {
-        let words = t("ev_played", { who: who(e.seat), card: cardName(e.card) });
+        let words = said("ev_played", e.seat, { who: who(e.seat), card: cardName(e.card) });
         if (e.suit) words += t("ev_wish", { suit: suitName(e.suit) });
         if (e.call) words += t("ev_call", { call: t(`call_${e.call}`) });
         return words;
       }
-      case "suit_named": return t("ev_suit_named", { who: who(e.seat), suit: suitName(e.suit) });
-      case "called": return t("ev_called", { who: who(e.seat), call: t(`call_${e.word}`) });
-      case "skipped": return t("ev_skipped", { who: who(e.seat) });
+      case "suit_named": return said("ev_suit_named", e.seat, { who: who(e.seat), suit: suitName(e.suit) });
+      case "called": return said("ev_called", e.seat, { who: who(e.seat), call: t(`call_${e.word}`) });
+      case "skipped": return said("ev_skipped", e.seat, { who: who(e.seat) });
       case "direction_changed": return t("ev_direction");
       case "caught": return t("ev_caught", { by: who(e.by), whom: who(e.seat) });
       case "challenged": return t(e.bluff ? "ev_bluff" : "ev_no_bluff", { by: who(e.by), whom: who(e.seat) });
-      case "passed": return t("ev_passed", { who: who(e.seat) });
+      case "passed": return said("ev_passed", e.seat, { who: who(e.seat) });
       case "reshuffled": return t("ev_reshuffled");
       case "turn_started": return e.seat === me ? t("your_turn") + "." : t("ev_turn_other", { who: who(e.seat) });
-      case "round_over": return t("ev_round_over", { round: e.round, who: who(e.winner) });
+      case "round_over": return said("ev_round_over", e.winner, { round: e.round, who: who(e.winner) });
       case "match_over": return t("ev_match_over");
-      case "timed_out": return t("ev_timed_out", { who: who(e.seat) });
+      case "timed_out": return said("ev_timed_out", e.seat, { who: who(e.seat) });
       case "handed_to_bot": return t("ev_handed_to_bot", { who: who(e.seat) });
       case "left": return t("ev_left", { who: who(e.seat) });
       case "seed_revealed": return t("ev_seed");
@@ -150,8 +152,15 @@ export class Table {
     }
   }
 
-  // One view at a time; events that arrive meanwhile ask for one more.
-  async refresh() {
+  // One view at a time, a moment after the events that ask for it (a burst of events asks
+  // once); a failed fetch is tried again shortly.
+  refresh() {
+    if (this.refreshTimer) return;
+    this.refreshTimer = setTimeout(() => this.fetchView(), 60);
+  }
+
+  async fetchView() {
+    this.refreshTimer = null;
     if (this.refreshing) {
       this.again = true;
       return;
@@ -165,6 +174,7 @@ export class Table {
       } while (this.again);
     } catch (error) {
       this.announce(error.message);
+      this.refreshTimer = setTimeout(() => this.fetchView(), 1000);
     } finally {
       this.refreshing = false;
     }
@@ -210,6 +220,13 @@ export class Table {
     }
   }
 
+  // The tips switch moved: show or drop the tip for the decision at hand.
+  tipsChanged() {
+    this.tip = null;
+    this.render();
+    this.loadTip();
+  }
+
   tick() {
     const node = this.root.querySelector(".timer");
     if (node && this.info && this.info.turn_seconds) {
@@ -224,7 +241,7 @@ export class Table {
 
   render() {
     const v = this.view;
-    if (!v) return;
+    if (!v || this.finished) return;
     const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.focusKey : null;
     const legal = v.legal || [];
     const plays = new Map();
@@ -283,7 +300,8 @@ export class Table {
     }
     const serve = v.active_suit ? suitName(v.active_suit) : "";
     this.root.replaceChildren(
-      $("section", { class: "table", "aria-label": t("round", { round: v.round }) },
+      $("section", { class: "table", "aria-label": t("round", { round: v.round }), "data-version": String(v.version),
+        "data-seat": String(v.seat), "data-turn": String(v.turn), "data-preset": v.ruleset.split(" ")[0] },
         $("div", { class: "status" },
           $("h2", { text: `${t("round", { round: v.round })} · ${v.ruleset}` }),
           $("p", { class: "whose", text: turnText }),
@@ -329,6 +347,8 @@ export class Table {
   async finish() {
     if (this.finished) return;
     this.finished = true;
+    clearTimeout(this.refreshTimer);
+    clearInterval(this.timer);
     this.info = await get(`/api/matches/${this.matchId}`).catch(() => this.info);
     this.onOver(this);
   }

@@ -4,9 +4,12 @@ but Redis, and every test registers players of its own)."""
 from collections.abc import AsyncIterator
 
 import pytest
+from playwright.async_api import Browser, async_playwright
 
 from maumau.common.redis_server import EmbeddedRedis
+from tests.gateway.browser import CHROMIUM, CHROMIUM_PACKAGES, FLAGS
 from tests.gateway.support import Gateway, Platform, platform, start_gateway
+from tests.support.programs import require_program
 
 
 @pytest.fixture(scope="session")
@@ -20,3 +23,14 @@ async def gateway(services: Platform) -> AsyncIterator[Gateway]:
     started = await start_gateway(services.settings())
     yield started
     await started.stop()
+
+
+@pytest.fixture(scope="session")
+async def browser() -> AsyncIterator[Browser]:
+    """Debian's Chromium, headless, driven by Playwright; each launch gets a fresh
+    user-data-dir of its own (Playwright makes one in a temp folder and removes it)."""
+    require_program(CHROMIUM, CHROMIUM_PACKAGES)
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield launched
+        await launched.close()

@@ -40,12 +40,12 @@ class GatewaySettings:
     """Mark the session cookie Secure (set it behind TLS)."""
     max_body_bytes: int = 8192
     """Larger request bodies and WebSocket messages are refused."""
-    rate_per_second: float = 8.0
+    rate_per_second: float = 20.0
     """Requests (and WebSocket messages) per second one session may make, on average."""
-    rate_burst: float = 40.0
-    address_rate_per_second: float = 40.0
+    rate_burst: float = 60.0
+    address_rate_per_second: float = 100.0
     """The same for one client address, over all its sessions."""
-    address_rate_burst: float = 200.0
+    address_rate_burst: float = 300.0
     sockets_per_session: int = 8
     sockets_per_address: int = 64
     max_sockets: int = 5000
