@@ -21,9 +21,8 @@ import pytest
 import redis.asyncio
 from grpc_health.v1 import health_pb2
 
-from maumau import wire
+from maumau import fairness, wire
 from maumau.common.redis_server import EmbeddedRedis, free_port
-from maumau.engine import fairness
 from maumau.engine.matches import due_seat
 from maumau.engine.store import DEADLINES, MatchStore
 from maumau.rules import DRAW, Match, Ruleset

@@ -19,7 +19,6 @@ from playwright.async_api import Browser, BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_PACKAGES = ("chromium", "chromium-driver")
 FLAGS = [
     "--headless",
     "--no-sandbox",

@@ -7,9 +7,9 @@ import pytest
 from playwright.async_api import Browser, async_playwright
 
 from maumau.common.redis_server import EmbeddedRedis
-from tests.gateway.browser import CHROMIUM, CHROMIUM_PACKAGES, FLAGS
+from tests.gateway.browser import CHROMIUM, FLAGS
 from tests.gateway.support import Gateway, Platform, platform, start_gateway
-from tests.support.programs import require_program
+from tests.support.programs import require
 
 
 @pytest.fixture(scope="session")
@@ -29,7 +29,9 @@ async def gateway(services: Platform) -> AsyncIterator[Gateway]:
 async def browser() -> AsyncIterator[Browser]:
     """Debian's Chromium, headless, driven by Playwright; each launch gets a fresh
     user-data-dir of its own (Playwright makes one in a temp folder and removes it)."""
-    require_program(CHROMIUM, CHROMIUM_PACKAGES)
+    require("chromedriver", "chromium-driver")  # the package pulls in chromium itself
+    chromium = require("chromium", "chromium")
+    assert chromium == CHROMIUM, f"Debian's chromium is expected at {CHROMIUM}"
     async with async_playwright() as playwright:
         launched = await playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         yield launched

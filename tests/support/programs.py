@@ -1,44 +1,66 @@
-"""Debian programs some tests need: installed when running as root and missing, else the test
-skips naming the packages (with MAUMAU_TEST_REQUIRE_ALL=1 that skip is a failure)."""
+"""Programs from Debian packages that some tests need (kubectl, promtool, chromium, ...).
+
+:func:`require` returns the program's path. When it is missing and the tests run as root, it
+installs the package with apt-get first; otherwise the test is skipped with a message naming the
+package. With ``MAUMAU_TEST_REQUIRE_ALL=1`` (CI) a missing program fails the test instead.
+"""
 
 from __future__ import annotations
 
 import os
 import shutil
 import subprocess
-from pathlib import Path
+import threading
 
 import pytest
 
-_attempted: set[tuple[str, ...]] = set()
+APT_TIMEOUT_SECONDS = 900
+_lock = threading.Lock()
+_updated = False
+_failed: dict[str, str] = {}
 
 
-def require_program(program: str, packages: tuple[str, ...]) -> str:
-    """The path of ``program``, installing ``packages`` with apt-get first when root and the
-    program is missing; skips (or fails under MAUMAU_TEST_REQUIRE_ALL=1) when it stays missing."""
-    found = _find(program)
-    if (
-        found is None
-        and os.geteuid() == 0
-        and shutil.which("apt-get")
-        and packages not in _attempted
-    ):
-        _attempted.add(packages)
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        install = ["apt-get", "install", "-y", "-q", "--no-install-recommends", *packages]
-        if subprocess.run(install, env=env, capture_output=True, check=False).returncode != 0:
-            subprocess.run(["apt-get", "update", "-q"], env=env, capture_output=True, check=False)
-            subprocess.run(install, env=env, capture_output=True, check=False)
-        found = _find(program)
-    if found is None:
-        message = f"{program} is missing: install the Debian package(s) {', '.join(packages)}"
-        if os.environ.get("MAUMAU_TEST_REQUIRE_ALL") == "1":
-            pytest.fail(message + " (MAUMAU_TEST_REQUIRE_ALL=1)")
-        pytest.skip(message)
-    return found
+def require(program: str, package: str) -> str:
+    """The path of ``program``, installing Debian's ``package`` when root; else skip (or fail)."""
+    path = shutil.which(program)
+    if path is not None:
+        return path
+    with _lock:
+        path = shutil.which(program)
+        if path is None and os.geteuid() == 0 and shutil.which("apt-get"):
+            if package not in _failed:
+                _failed[package] = _apt_install(package) or ""
+            path = shutil.which(program)
+    if path is not None:
+        return path
+    why = _failed.get(package) or "not running as root"
+    message = f"`{program}` is missing: apt-get install {package} (Debian package); {why}"
+    if os.environ.get("MAUMAU_TEST_REQUIRE_ALL") == "1":
+        pytest.fail(message + " [MAUMAU_TEST_REQUIRE_ALL=1]")
+    pytest.skip(message)
 
 
-def _find(program: str) -> str | None:
-    if Path(program).is_absolute():
-        return program if os.access(program, os.X_OK) else None
-    return shutil.which(program)
+def _apt_install(package: str) -> str | None:
+    """Install ``package``; None when it worked, else what went wrong."""
+    global _updated
+    if not _updated:
+        failure = _apt("update", "-qq")
+        if failure:
+            return failure
+        _updated = True
+    return _apt("install", "-y", "-qq", "--no-install-recommends", package)
+
+
+def _apt(*args: str) -> str | None:
+    # Another apt-get (a test run in another checkout) may hold the lock for a while: wait.
+    command = ["apt-get", "-o", "DPkg::Lock::Timeout=600", *args]
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    try:
+        done = subprocess.run(
+            command, env=env, capture_output=True, text=True, timeout=APT_TIMEOUT_SECONDS
+        )
+    except subprocess.TimeoutExpired:
+        return f"`{' '.join(command)}` took over {APT_TIMEOUT_SECONDS} s"
+    if done.returncode != 0:
+        return f"`{' '.join(command)}` failed: {done.stderr.strip()[-500:]}"
+    return None

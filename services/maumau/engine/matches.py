@@ -18,9 +18,8 @@ from functools import partial
 import grpc
 import prometheus_client
 
-from maumau import wire
+from maumau import fairness, wire
 from maumau.common.errors import ServiceError
-from maumau.engine import fairness
 from maumau.engine.bots import BotPlayers
 from maumau.engine.store import MatchRecord, MatchStore, Stored
 from maumau.rules import Action, Call, Catch, Match, Ruleset

@@ -11,10 +11,10 @@ from typing import Any
 import grpc
 import prometheus_client
 
-from maumau import wire
+from maumau import fairness, wire
 from maumau.common import tokens
 from maumau.common.errors import ServiceError
-from maumau.engine import fairness
+from maumau.common.tokens import bearer
 from maumau.engine.matches import BOT_LEVELS, Change, Matches, info, seat_info
 from maumau.engine.store import MatchRecord, Stored
 from maumau.players.directory import PlayerDirectory
@@ -26,13 +26,6 @@ Context = grpc.aio.ServicerContext[Any, Any]
 FOLLOWERS = prometheus_client.Gauge(
     "engine_event_stream_followers", "Follow streams open on this replica."
 )
-
-
-def bearer(context: Context) -> str:
-    for key, value in context.invocation_metadata() or ():
-        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
-            return value[len("Bearer ") :]
-    raise tokens.TokenError("no token: send 'authorization: Bearer <token>' in the metadata")
 
 
 def permission_denied(message: str) -> ServiceError:
