@@ -9,6 +9,7 @@ from typing import Any
 import grpc
 import prometheus_client
 
+from maumau.bots.reasons import LANGUAGES, translate_reason
 from maumau.common.errors import ServiceError
 from maumau.policies import LEVELS, decide, rank
 from maumau.v1 import bots_pb2, bots_pb2_grpc
@@ -53,10 +54,19 @@ class BotsService(bots_pb2_grpc.BotsServicer):
         return bots_pb2.DecideResponse(action=action_to_pb(action), reason=reason)
 
     async def Hint(self, request: bots_pb2.HintRequest, context: Context) -> bots_pb2.HintResponse:
+        if request.lang and request.lang not in LANGUAGES:
+            raise ServiceError(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"no language {request.lang!r}: choose one of {', '.join(LANGUAGES)}",
+            )
         view = view_from_pb(request.view)
         return bots_pb2.HintResponse(
             actions=[
-                bots_pb2.RankedAction(action=action_to_pb(r.action), score=r.score, reason=r.reason)
+                bots_pb2.RankedAction(
+                    action=action_to_pb(r.action),
+                    score=r.score,
+                    reason=translate_reason(r.reason, request.lang),
+                )
                 for r in rank(view)
             ]
         )

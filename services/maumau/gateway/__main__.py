@@ -26,7 +26,9 @@ log = logging.getLogger("maumau.gateway")
 
 async def main(settings: GatewaySettings, secret: bytes) -> None:
     metrics = start_metrics_server(settings.metrics_port, settings.host)
-    runner = web.AppRunner(create_app(settings, secret), shutdown_timeout=settings.grace_seconds)
+    runner = web.AppRunner(
+        create_app(settings, secret), shutdown_timeout=settings.grace_seconds, access_log=None
+    )
     await runner.setup()
     site = web.TCPSite(runner, settings.host, settings.port)
     await site.start()

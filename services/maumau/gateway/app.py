@@ -84,6 +84,13 @@ def lang_of(request: web.Request) -> str:
 
 
 def address_of(request: web.Request) -> str:
+    """The client's address: the peer's, or behind trusted proxies the one they recorded."""
+    hops = request.app[SETTINGS].forwarded_hops
+    if hops:
+        chain = [p.strip() for p in request.headers.get("X-Forwarded-For", "").split(",")]
+        chain = [p for p in chain if p]
+        if len(chain) >= hops:
+            return chain[-hops]
     return request.remote or "unknown"
 
 
@@ -362,7 +369,7 @@ async def tips(request: web.Request) -> web.Response:
     message = engine_pb2.GetViewRequest(match_id=match_id)
     _, view = await engine_call(request, "GetView", message, seat_only=True)
     hint = await request.app[UPSTREAMS].bots.Hint(
-        bots_pb2.HintRequest(view=view), timeout=timeout_of(request)
+        bots_pb2.HintRequest(view=view, lang=lang_of(request)), timeout=timeout_of(request)
     )
     ranked = [{"action": r.action.text, "score": r.score, "reason": r.reason} for r in hint.actions]
     return reply({"version": view.version, "actions": ranked})

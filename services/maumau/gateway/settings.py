@@ -36,6 +36,10 @@ class GatewaySettings:
     origins: str = ""
     """Extra origins allowed to open WebSockets, comma-separated (``https://play.example``);
     the gateway's own origin (from the Host header) is always allowed."""
+    forwarded_hops: int = 0
+    """Proxies in front of the gateway that append to X-Forwarded-For (an Ingress: 1). The
+    client address for rate limits is the entry that many places from the right; 0: the peer
+    address itself, for a gateway reached directly."""
     cookie_secure: bool = False
     """Mark the session cookie Secure (set it behind TLS)."""
     max_body_bytes: int = 8192
@@ -81,7 +85,7 @@ class GatewaySettings:
             if spec.name.endswith("port"):
                 if not 0 <= value <= 65535:
                     raise ConfigError(f"{name}={text}: a port is between 0 and 65535")
-            elif value <= 0:
+            elif value < 0 or (value == 0 and spec.name != "forwarded_hops"):
                 raise ConfigError(f"{name}={text}: must be greater than 0")
             values[spec.name] = value
         return cls(**values)  # type: ignore[arg-type]
