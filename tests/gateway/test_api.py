@@ -391,3 +391,65 @@ async def test_shutdown_tells_open_pages_to_reconnect(services: Platform) -> Non
         assert message.data == 1012
     finally:
         await session.close()
+
+
+async def test_the_ranked_queue_seats_a_player_and_keeps_the_seat_token(
+    ada: aiohttp.ClientSession, gateway: Gateway
+) -> None:
+    body = {"ruleset": {"preset": "online"}, "seats": 2, "ranked": True, "bots_after_seconds": 0}
+    async with ada.ws_connect("/ws", origin=gateway.url) as ws:
+        async with ada.post("/api/queue", json=body) as response:
+            ticket = await response.json()
+            assert response.status == 200, ticket
+        await ws.send_json({"op": "follow", "ticket_id": ticket["ticket_id"]})
+        frames: list[dict[str, Any]] = []
+        while not frames or frames[-1]["type"] != "end":
+            frames += await ws_frames(ws, 1)
+    seated = frames[-2]["ticket"]
+    assert seated["state"] == "seated" and seated["match_id"]
+    assert all("seat_token" not in f.get("ticket", {}) for f in frames)
+    async with ada.get(f"/api/matches/{seated['match_id']}/view") as response:
+        view = await response.json()
+    assert view["seat"] == seated["seat"] and view["hand"]
+
+
+async def test_a_queue_request_of_the_wrong_shape_is_refused(ada: aiohttp.ClientSession) -> None:
+    body = {"ruleset": {"preset": "online"}, "seats": 2, "bots_after_seconds": "soon"}
+    async with ada.post("/api/queue", json=body) as response:
+        answer = await response.json()
+    assert response.status == 400
+    assert answer["error"]["code"] == "bad_field"
+
+
+async def test_profiles_and_leaderboards_come_from_the_rating_service(
+    ada: aiohttp.ClientSession,
+) -> None:
+    async with ada.get("/api/leaderboard?preset=colour&limit=5") as response:
+        page = await response.json()
+    assert response.status == 200 and page["preset"] == "colour"
+    async with ada.get("/api/leaderboard?preset=chess") as response:
+        assert response.status == 400
+    async with ada.get("/api/leaderboard?limit=many") as response:
+        assert (await response.json())["error"]["code"] == "limit"
+    async with ada.get("/api/profile") as response:
+        status = response.status
+        answer = await response.json()
+    # A new player: the rating service knows them once registered, or says NOT_FOUND.
+    assert (status == 200 and answer["level"] == 1) or answer["error"]["status"] == "NOT_FOUND"
+
+
+async def test_behind_a_proxy_the_forwarded_address_is_limited(services: Platform) -> None:
+    settings = services.settings(
+        forwarded_hops=1, address_rate_burst=3, address_rate_per_second=0.1
+    )
+    gateway = await start_gateway(settings)
+    codes: dict[str, list[int]] = {"10.0.0.1": [], "10.0.0.2": []}
+    try:
+        async with aiohttp.ClientSession(base_url=gateway.url) as session:
+            for address, seen in [*codes.items(), *codes.items()] * 2:
+                headers = {"X-Forwarded-For": f"203.0.113.9, {address}"}
+                async with session.get("/api/session", headers=headers) as response:
+                    seen.append(response.status)
+    finally:
+        await gateway.stop()
+    assert codes == {"10.0.0.1": [401, 401, 401, 429], "10.0.0.2": [401, 401, 401, 429]}

@@ -121,17 +121,18 @@ async def body_of(request: web.Request) -> dict[str, Any]:
 
 
 def field(
-    request: web.Request, data: dict[str, Any], name: str, kind: type, default: Any = None
+    request: web.Request,
+    data: dict[str, Any],
+    name: str,
+    kind: type | tuple[type, ...],
+    default: Any = None,
 ) -> Any:
     """``data[name]`` if it has the type ``kind``; missing gives ``default`` when there is one."""
     value = data.get(name, default)
-    if value is None or (kind is int and isinstance(value, bool)) or not isinstance(value, kind):
-        raise refusal(
-            "INVALID_ARGUMENT",
-            lang_of(request),
-            f"'{name}' must be {'a number' if kind in (int, float) else kind.__name__}",
-            "bad_field",
-        )
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if value is None or isinstance(value, bool) != (bool in kinds) or not isinstance(value, kind):
+        what = "a number" if int in kinds or float in kinds else kinds[0].__name__
+        raise refusal("INVALID_ARGUMENT", lang_of(request), f"'{name}' must be {what}", "bad_field")
     return value
 
 
@@ -452,7 +453,7 @@ async def enqueue(request: web.Request) -> web.Response:
         preferred_seats=seats,
         ranked=field(request, data, "ranked", bool, True),
         allow_bots=True,
-        bots_after_seconds=field(request, data, "bots_after_seconds", (int, float), 15),  # type: ignore[arg-type]
+        bots_after_seconds=field(request, data, "bots_after_seconds", (int, float), 15),
     )
     ticket = await request.app[UPSTREAMS].matchmaking.Enqueue(
         message, metadata=bearer(session.player_token), timeout=timeout_of(request)
