@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 PROTOS := $(wildcard protos/maumau/v1/*.proto)
 GEN    := $(patsubst protos/%.proto,services/%_pb2.py,$(PROTOS))
 
-.PHONY: run play test bench lint proto clean wheel image
+.PHONY: run play test bench lint proto clean wheel image mutate
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,22 @@ test: $(STAMP) proto
 bench: $(STAMP) proto
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
 	$(PY) -m bench
+
+# Mutation testing of the rules core against the rules tests only (not part of `make test`).
+# mutmut imports mutants only from ./, src/ or source/, so the core and its tests are copied
+# (mtimes kept, so unchanged files keep their cached results) into build/mutate/src.
+MUTATE := build/mutate
+mutate: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[dev,mutate]'
+	mkdir -p $(MUTATE)/src/maumau $(MUTATE)/tests
+	cp -p pyproject.toml $(MUTATE)/
+	cp -p services/maumau/__init__.py $(MUTATE)/src/maumau/
+	rm -rf $(MUTATE)/src/maumau/rules $(MUTATE)/tests/rules
+	cp -rp services/maumau/rules $(MUTATE)/src/maumau/
+	cp -rp tests/__init__.py tests/rules $(MUTATE)/tests/
+	cd $(MUTATE) && MAUMAU_HYPOTHESIS_PROFILE=mutate nice -n 10 ../../$(VENV)/bin/mutmut run \
+		--max-children 2
+	cd $(MUTATE) && ../../$(PY) ../../tests/rules/mutation_score.py
 
 lint: $(STAMP) proto
 	$(VENV)/bin/ruff check .

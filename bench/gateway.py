@@ -11,8 +11,9 @@
   While all of them stay open, PLAYERS of them play on, and the time from sending each Act to
   the first WebSocket frame of that move on its page is measured (with every socket open).
 
-Engine and gateway run as processes of their own (``python -m maumau.engine``, ``python -m
-maumau.gateway``) on a real redis-server; the clients run in this process.
+Engine replicas (ENGINES) and the gateway run as processes of their own (``python -m
+maumau.engine``, ``python -m maumau.gateway``) on a real redis-server; the clients run in this
+process.
 """
 
 from __future__ import annotations
@@ -39,6 +40,10 @@ from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 CONCURRENCY = 8
 SESSIONS = 1000
 PLAYERS = 50
+ENGINES = 2
+"""Engine replicas behind the gateway (round robin): each page's Follow costs its engine a
+re-read of the match every 2 s, which one engine process on a shared machine cannot do for a
+thousand matches while it also creates them."""
 OPEN_BATCH = 25
 SLICES = 3
 PREFERRED = ("play", "draw", "accept", "pass")
@@ -347,7 +352,8 @@ async def wait_http(url: str, log: Path) -> None:
 async def run(seconds: float, workdir: Path) -> dict[str, float]:
     server = EmbeddedRedis(workdir / "redis")
     server.start()
-    engine_port, gateway_port = free_port(), free_port()
+    engine_ports, gateway_port = [free_port() for _ in range(ENGINES)], free_port()
+    engines = ",".join(f"127.0.0.1:{port}" for port in engine_ports)
     env = {
         **os.environ,
         # Every page's Follow holds one Redis connection of the engine (a blocking XREAD); the
@@ -355,11 +361,9 @@ async def run(seconds: float, workdir: Path) -> dict[str, float]:
         "REDIS_URL": f"{server.url}?max_connections={2 * SESSIONS}",
         "MAUMAU_TOKEN_SECRET": SECRET,
         "MAUMAU_BOTS_ADDRESS": "",
-        "MAUMAU_ENGINE_PORT": str(engine_port),
-        "MAUMAU_ENGINE_METRICS_PORT": str(free_port()),
         "MAUMAU_GATEWAY_PORT": str(gateway_port),
         "MAUMAU_GATEWAY_METRICS_PORT": str(free_port()),
-        "MAUMAU_GATEWAY_ENGINE_ADDRESS": f"127.0.0.1:{engine_port}",
+        "MAUMAU_GATEWAY_ENGINE_ADDRESS": f"ipv4:{engines}",
         # One benchmark client is one address and opens every session: no per-address caps.
         "MAUMAU_GATEWAY_ADDRESS_RATE_PER_SECOND": "1000000",
         "MAUMAU_GATEWAY_ADDRESS_RATE_BURST": "1000000",
@@ -370,12 +374,21 @@ async def run(seconds: float, workdir: Path) -> dict[str, float]:
     base = f"http://127.0.0.1:{gateway_port}"
     figures: dict[str, float] = {}
     try:
-        with (
-            process([sys.executable, "-m", "maumau.engine"], workdir / "engine.log", env),
-            started([sys.executable, "-m", "maumau.gateway"], workdir / "gateway.log", env) as gw,
-        ):
+        with contextlib.ExitStack() as stack:
+            for index, port in enumerate(engine_ports):
+                engine_env = {
+                    **env,
+                    "MAUMAU_ENGINE_PORT": str(port),
+                    "MAUMAU_ENGINE_METRICS_PORT": str(free_port()),
+                }
+                command = [sys.executable, "-m", "maumau.engine"]
+                log = workdir / f"engine-{index}.log"
+                stack.enter_context(process(command, log, engine_env))
+            gw = stack.enter_context(
+                started([sys.executable, "-m", "maumau.gateway"], workdir / "gateway.log", env)
+            )
             await wait_http(f"{base}/healthz", workdir / "gateway.log")
-            figures.update(await added_latency(base, f"127.0.0.1:{engine_port}", seconds))
+            figures.update(await added_latency(base, f"ipv4:{engines}", seconds))
             figures.update(await sessions(base, gw.pid, seconds))
     finally:
         server.stop()

@@ -108,7 +108,7 @@ def test_run_serves_the_engine_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> No
                 engine_pb2.CreateMatchRequest(
                     ruleset=game_pb2.Ruleset(preset="classic"),
                     seats=2,
-                    bots={1: "random"},
+                    bots={1: game_pb2.BOT_LEVEL_RANDOM},
                     auto_start=True,
                 ),
                 metadata=(("authorization", f"Bearer {player.player_token}"),),

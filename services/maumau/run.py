@@ -39,9 +39,14 @@ import grpc
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from maumau.common.config import ConfigError, RedisConfig, ServiceConfig, TokenConfig
+from maumau.bots.settings import Settings as BotsSettings
+from maumau.common.config import ConfigError, RedisConfig, ServiceConfig
 from maumau.common.redis_server import EmbeddedRedis
+from maumau.common.settings import RedisSettings, ServiceSettings, TokenSettings, load_settings
+from maumau.engine.settings import Settings as EngineSettings
 from maumau.gateway.settings import GatewaySettings
+from maumau.matchmaking.settings import Settings as MatchmakingSettings
+from maumau.rating.settings import Settings as RatingSettings
 
 START_TIMEOUT_SECONDS = 60.0
 KILL_MARGIN_SECONDS = 5.0
@@ -50,38 +55,25 @@ KILL_MARGIN_SECONDS = 5.0
 
 @dataclass(frozen=True)
 class Service:
-    """One service process: ``python -m <module>``, configured by ``MAUMAU_<NAME>_*`` variables
-    with its default ports from ``maumau.common.config.SERVICE_PORTS``."""
+    """One service process: ``python -m <module>``, configured by its settings class."""
 
     name: str
     module: str
     serves: tuple[str, ...]
     """The gRPC services it offers, for the banner."""
+    settings: type[ServiceSettings]
     web: bool = False
     """An HTTP server (the gateway): ready when its ``/readyz`` says so, not gRPC health."""
 
 
 SERVICES: tuple[Service, ...] = (
     # Started in this order (a service after those it calls), stopped in reverse.
-    Service("bots", "maumau.bots", ("maumau.v1.Bots",)),
-    Service("engine", "maumau.engine", ("maumau.v1.Engine", "maumau.v1.Players")),
-    Service("matchmaking", "maumau.matchmaking", ("maumau.v1.Matchmaking",)),
-    Service("rating", "maumau.rating", ("maumau.v1.Rating",)),
-    Service("gateway", "maumau.gateway", ("the web client",), web=True),
+    Service("bots", "maumau.bots", ("maumau.v1.Bots",), BotsSettings),
+    Service("engine", "maumau.engine", ("maumau.v1.Engine", "maumau.v1.Players"), EngineSettings),
+    Service("matchmaking", "maumau.matchmaking", ("maumau.v1.Matchmaking",), MatchmakingSettings),
+    Service("rating", "maumau.rating", ("maumau.v1.Rating",), RatingSettings),
+    Service("gateway", "maumau.gateway", ("the web client",), GatewaySettings, web=True),
 )
-
-
-def service_config(service: Service) -> ServiceConfig:
-    """Where a service listens (``MAUMAU_<NAME>_*``); the gateway reads its own settings."""
-    if service.web:
-        gateway = GatewaySettings.from_env()
-        return ServiceConfig(
-            host=gateway.host,
-            port=gateway.port,
-            metrics_port=gateway.metrics_port,
-            grace_seconds=gateway.grace_seconds,
-        )
-    return ServiceConfig.for_service(service.name)
 
 
 class Failure(Exception):
@@ -165,7 +157,7 @@ def exclusive(data_dir: Path) -> Iterator[None]:
 def token_secret(data_dir: Path) -> str:
     """MAUMAU_TOKEN_SECRET, or a random secret kept (mode 600) in the data folder."""
     if "MAUMAU_TOKEN_SECRET" in os.environ:
-        return TokenConfig.from_env().secret.decode()
+        return load_settings(TokenSettings).secret().decode()
     path = data_dir / "token-secret"
     if not path.exists():
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -313,7 +305,7 @@ def banner(running: list[Running], redis_url: str, embedded: EmbeddedRedis | Non
             f'  grpcurl -plaintext -d \'{{"name": "Ada"}}\' {engine} maumau.v1.Players/Register',
             f"  grpcurl -plaintext -H 'authorization: Bearer <player_token>' -d "
             f'\'{{"ruleset": {{"preset": "classic"}}, "seats": 2, '
-            f'"bots": {{"1": "random"}}, "auto_start": true}}\' '
+            f'"bots": {{"1": "BOT_LEVEL_RANDOM"}}, "auto_start": true}}\' '
             f"{engine} maumau.v1.Engine/CreateMatch",
             "The README shows the rest: seat tokens, Act, GetView, Follow.",
             "",
@@ -342,8 +334,8 @@ def watch(running: list[Running], embedded: EmbeddedRedis | None, stop: StopSign
 
 def run(stop: StopSignals) -> int:
     try:
-        redis_config = RedisConfig.from_env()
-        configs = {s.name: service_config(s) for s in SERVICES}
+        redis_config = load_settings(RedisSettings).redis()
+        configs = {s.name: load_settings(s.settings).server() for s in SERVICES}
     except ConfigError as error:
         say(str(error))
         return 2

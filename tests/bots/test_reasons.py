@@ -1,73 +1,175 @@
-"""Hint reasons in the asker's language: every phrase the policies write has German words."""
+"""Hints explain themselves correctly: every reason the heuristic gives is a code whose claim holds
+in the view it was given (a "longest suit" is the longest suit, a wish for the suit held most is
+that suit, a stopped seat is about to go out, ...), and each reads in English and German."""
+
+from __future__ import annotations
 
 import random
+from collections import Counter
 
 import grpc
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from maumau.bots.reasons import phrase, translate_reason
 from maumau.policies import rank
-from maumau.rules import Match, Ruleset
+from maumau.rules import Catch, Match, NameSuit, Play, Ruleset, View, parse_cards
+from maumau.rules.reasons import REASONS, Reason, render
+from maumau.v1 import bots_pb2
+from maumau.wire import action_from_pb, reasons_from_pb, reasons_to_pb, view_to_pb
+from tests.bots import test_service
+
+bots = pytest.fixture(test_service.bots.__wrapped__)  # the same real Bots server
 
 PRESETS = ["classic", "online", "ostfriesland", "colour"]
 
 
-def reasons_in_random_play(preset: str, seed: int) -> set[str]:
-    """Every reason phrase ranked for the seat to act in one random round."""
-    match = Match.new(Ruleset.create(preset), 4, seed)
+def suit_counts(view: View, ruleset: Ruleset) -> Counter[str]:
+    return Counter(c.suit for c in view.hand if c.rank not in ruleset.wish_ranks)
+
+
+def most_held(view: View, ruleset: Ruleset) -> int:
+    counts = suit_counts(view, ruleset)
+    return max(counts[suit] for suit in ruleset.suits)
+
+
+def check(view: View, action: object, reason: Reason) -> None:
+    """The claim of one reason, checked against the view alone."""
+    ruleset = Ruleset.parse(view.ruleset)
+    counts = suit_counts(view, ruleset)
+    params = dict(reason.params)
+    number = {k: int(v) for k, v in params.items() if v.lstrip("-").isdigit()}
+    code = reason.code
+    assert code in REASONS["en"] and code in REASONS["de"], code
+    if code in ("longest_suit", "shorter_suit"):
+        assert isinstance(action, Play) and action.card.suit == params["suit"]
+        assert number["count"] == counts[params["suit"]]
+        if code == "longest_suit":
+            assert number["count"] == most_held(view, ruleset)
+    if code in ("wish_most", "wish_other"):
+        assert isinstance(action, Play) and action.suit == params["suit"]
+        assert number["count"] == counts[params["suit"]]
+        if code == "wish_most":
+            assert number["count"] == most_held(view, ruleset)
+    if code in ("shorter_suit", "wish_other"):
+        assert number["best_count"] == counts[params["best"]] == most_held(view, ruleset)
+        assert number["count"] < number["best_count"]
+    if code == "name_suit":
+        assert isinstance(action, NameSuit) and number["count"] == counts[action.suit]
+    if code == "catch_owed":
+        assert isinstance(action, Catch) and number["seat"] in view.owing_call
+    if code == "stop_seat":
+        assert isinstance(action, Play) and number["seat"] != view.seat
+        assert number["cards"] == view.hand_sizes[number["seat"]] <= 2
+    if code == "last_card":
+        assert len(view.hand) == 1
+    if code == "with_call":
+        assert isinstance(action, Play) and action.call == params["call"]
+    if code == "keep_wild":
+        assert isinstance(action, Play) and action.card.rank in ruleset.wish_ranks
+    if code == "pass_penalty_on":
+        assert view.pending and isinstance(action, Play) and action.card.rank == params["rank"]
+    if code == "keep_draw_card":
+        assert sum(1 for c in view.hand if c.rank == params["rank"]) == 1
+    if code in ("accept_penalty", "accept_skip"):
+        assert view.pending == "skip" if code == "accept_skip" else view.pending
+    if code == "accept_penalty":
+        assert number["count"] == view.pending_count
+    if code == "draw_instead":
+        fitting = {a.card for a in view.legal if isinstance(a, Play)}
+        assert number["count"] == len(fitting) > 0
+    if code == "draw_nothing_fits":
+        assert not any(isinstance(a, Play) for a in view.legal)
+    if code == "keep_drawn":
+        assert view.drawn is not None
+    if code in ("challenge_likely", "challenge_honest"):
+        assert number["cards"] == view.hand_sizes[number["seat"]]
+        assert (number["cards"] >= 6) == (code == "challenge_likely")
+    for lang in ("en", "de"):
+        text = render(reason, lang)
+        assert "{" not in text and not text.startswith(code)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    preset=st.sampled_from(PRESETS),
+    seats=st.integers(2, 4),
+    seed=st.integers(0, 10**6),
+    steps=st.integers(0, 60),
+)
+def test_every_reason_holds_in_the_view_it_was_given(preset, seats, seed, steps):
+    match = Match.new(Ruleset.create(preset), seats, seed)
     rng = random.Random(seed)
-    phrases: set[str] = set()
-    for _ in range(300):
-        if match.phase in ("over", "round_over"):
-            break
+    for _ in range(steps):
+        if match.phase == "over":
+            return
         seat = match.chooser if match.phase == "starter_suit" else match.turn
-        for ranked in rank(match.view(seat)):
-            phrases.update(p for p in ranked.reason.split("; ") if p)
         match.apply(seat, rng.choice(list(match.legal_actions(seat))))
-    return phrases
+    if match.phase == "over":
+        return
+    for seat in range(seats):
+        view = match.view(seat)
+        if not view.legal:
+            continue
+        for ranked in rank(view):
+            assert ranked.reasons
+            for reason in ranked.reasons:
+                check(view, ranked.action, reason)
+            assert reasons_from_pb(reasons_to_pb(ranked.reasons)) == ranked.reasons
 
 
-@pytest.mark.parametrize("preset", PRESETS)
-def test_every_phrase_of_the_policies_has_german_words(preset: str) -> None:
-    seen: set[str] = set()
-    for seed in range(15):
-        seen |= reasons_in_random_play(preset, seed)
-    assert seen
-    untranslated = {p for p in seen if phrase(p, "de") is None}
-    assert not untranslated
-
-
-def test_a_reason_is_told_phrase_by_phrase_with_suits_and_calls_named() -> None:
-    reason = "with the 'mau' call; wish H, your longest suit"
-    assert (
-        translate_reason(reason, "de") == "mit der Ansage „Mau“; Herz wünschen, deine längste Farbe"
+def test_the_longest_suit_is_named_correctly():
+    """The reported case: with AS QD 6D 3C JC on 9S, AS is not from the longest suit
+    (diamonds is), and only the wish for diamonds claims the suit held most."""
+    match = Match.from_setup(
+        Ruleset.create("classic"),
+        [parse_cards("AS QD 6D 3C JC"), parse_cards("2H 3H 4H")],
+        draw_pile=parse_cards("KH QH 10H 9H 8C"),
+        discard=parse_cards("9S"),
+        turn=0,
     )
-    assert translate_reason(reason, "en") == "with the “Mau” call; wish hearts, your longest suit"
-    assert translate_reason(reason, "") == reason
+    ranked = {r.action.text: r for r in rank(match.view(0))}
+    assert ranked["AS"].reasons[-1] == Reason.of(
+        "shorter_suit", suit="S", count=1, best="D", best_count=2
+    )
+    assert ranked["AS"].reason.endswith("spades is not your longest suit (1 card; diamonds has 2)")
+    wishes = {text: r.reasons for text, r in ranked.items() if text.startswith("JC:")}
+    assert set(wishes) == {"JC:S", "JC:H", "JC:D", "JC:C"}
+    claims = {
+        text for text, reasons in wishes.items() if any(r.code == "wish_most" for r in reasons)
+    }
+    assert claims == {"JC:D"}
+    assert "Karo, davon hältst du am meisten (2 Karten)" in render(wishes["JC:D"][-1], "de")
 
 
-async def test_hint_answers_in_the_asked_language_and_refuses_an_unknown_one() -> None:
-    from maumau.bots.__main__ import build
-    from maumau.common.config import ServiceConfig
-    from maumau.v1 import bots_pb2, bots_pb2_grpc
-    from maumau.wire import view_to_pb
+# ---------------------------------------------------------------------- over gRPC
 
-    server = build(ServiceConfig(host="127.0.0.1", port=0, metrics_port=0))
-    await server.start()
-    try:
-        match = Match.new(Ruleset.create("classic"), 2, 7)
-        seat = match.chooser if match.phase == "starter_suit" else match.turn
-        view = view_to_pb(match.view(seat), "m", 1)
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
-            stub = bots_pb2_grpc.BotsStub(channel)
-            german = await stub.Hint(bots_pb2.HintRequest(view=view, lang="de"))
-            plain = await stub.Hint(bots_pb2.HintRequest(view=view))
-            with pytest.raises(grpc.aio.AioRpcError) as refused:
-                await stub.Hint(bots_pb2.HintRequest(view=view, lang="fr"))
-        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-        assert [r.reason for r in german.actions] == [
-            translate_reason(r.reason, "de") for r in plain.actions
-        ]
-        assert german.actions[0].reason != plain.actions[0].reason
-    finally:
-        await server.stop(0)
+
+async def test_hint_sends_reason_codes_and_text_in_the_asked_language(bots):
+    match = Match.from_setup(
+        Ruleset.create("classic"),
+        [parse_cards("AS QD 6D 3C JC"), parse_cards("2H 3H 4H")],
+        draw_pile=parse_cards("KH QH 10H 9H 8C"),
+        discard=parse_cards("9S"),
+        turn=0,
+    )
+    view = view_to_pb(match.view(0), "m", 1)
+    german = await bots.Hint(bots_pb2.HintRequest(view=view, lang="de"))
+    english = await bots.Hint(bots_pb2.HintRequest(view=view))
+    by_action = {action_from_pb(r.action).text: r for r in german.actions}
+    assert "Pik ist nicht deine längste Farbe" in by_action["AS"].reason
+    assert reasons_from_pb(by_action["AS"].reasons)[-1].code == "shorter_suit"
+    assert [r.reasons for r in english.actions] == [r.reasons for r in german.actions]
+    assert (
+        "spades is not your longest suit"
+        in {action_from_pb(r.action).text: r.reason for r in english.actions}["AS"]
+    )
+
+
+async def test_hint_in_an_unknown_language_is_refused_clearly(bots):
+    match = Match.new(Ruleset.create("classic"), 2, 1)
+    view = view_to_pb(match.view(match.turn), "m", 1)
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await bots.Hint(bots_pb2.HintRequest(view=view, lang="fr"))
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "no language 'fr'" in refused.value.details()

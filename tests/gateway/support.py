@@ -6,20 +6,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import redis.asyncio
 from aiohttp import web
 
-from maumau.bots.__main__ import build as build_bots
+from maumau.bots.app import BotsApp
 from maumau.common.config import ServiceConfig
-from maumau.common.server import ServiceServer
 from maumau.engine.app import EngineApp
 from maumau.engine.matches import EngineSettings
 from maumau.gateway.app import create_app
 from maumau.gateway.settings import GatewaySettings
 from maumau.matchmaking.app import MatchmakingApp
-from maumau.rating.app import RatingApp, RatingSettings
+from maumau.rating.app import RatingApp
+from maumau.rating.settings import Settings as RatingSettings
 from tests.engine.conftest import SECRET, engine_config
 from tests.matchmaking.support import fast
 
@@ -31,7 +31,7 @@ def config() -> ServiceConfig:
 @dataclass
 class Platform:
     engine: EngineApp
-    bots: ServiceServer
+    bots: BotsApp
     matchmaking: MatchmakingApp
     rating: RatingApp
     clients: list[redis.asyncio.Redis]
@@ -47,7 +47,7 @@ class Platform:
             rating_address=f"127.0.0.1:{self.rating.port}",
             grace_seconds=2.0,
         )
-        return replace(base, **changes)  # type: ignore[arg-type]
+        return base.model_copy(update=changes)
 
 
 @contextlib.asynccontextmanager
@@ -57,7 +57,7 @@ async def platform(redis_url: str, bot_delay: float = 0.0) -> AsyncIterator[Plat
         clients[0], engine_config(), SECRET, EngineSettings(bot_delay_seconds=bot_delay), 0.01
     )
     await engine.start()
-    bots = build_bots(config())
+    bots = BotsApp(config())
     await bots.start()
     matchmaking = MatchmakingApp(
         clients[1],

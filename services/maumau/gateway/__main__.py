@@ -16,8 +16,9 @@ import sys
 
 from aiohttp import web
 
-from maumau.common.config import ConfigError, TokenConfig
+from maumau.common.config import ConfigError
 from maumau.common.server import start_metrics_server
+from maumau.common.settings import load_settings
 from maumau.gateway.app import create_app
 from maumau.gateway.settings import GatewaySettings
 
@@ -54,7 +55,8 @@ async def main(settings: GatewaySettings, secret: bytes) -> None:
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     try:
-        configured = (GatewaySettings.from_env(), TokenConfig.from_env().secret)
+        settings = load_settings(GatewaySettings)
+        configured = (settings, settings.secret())
     except ConfigError as error:
         print(f"gateway: {error}", file=sys.stderr)
         sys.exit(2)

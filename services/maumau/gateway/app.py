@@ -30,6 +30,7 @@ from maumau.v1 import (
     players_pb2,
     rating_pb2,
 )
+from maumau.wire import bot_level_to_pb
 
 log = logging.getLogger(__name__)
 
@@ -144,6 +145,14 @@ def ruleset_of(request: web.Request, data: dict[str, Any]) -> game_pb2.Ruleset:
         raise refusal("INVALID_ARGUMENT", lang_of(request), "options are name: value", "bad_field")
     text = {k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in options.items()}
     return game_pb2.Ruleset(preset=preset, options=text)
+
+
+def level_of(request: web.Request, name: str) -> int:
+    """A bot level's enum value from its name ("" for none)."""
+    try:
+        return int(bot_level_to_pb(name))
+    except ValueError as error:
+        raise refusal("INVALID_ARGUMENT", lang_of(request), str(error), "level") from None
 
 
 def reply(message: Any, status: int = 200) -> web.Response:
@@ -308,7 +317,7 @@ async def play_now(request: web.Request) -> web.Response:
         engine_pb2.CreateMatchRequest(
             ruleset=ruleset_of(request, data),
             seats=computers + 1,
-            bots={seat: level for seat in range(1, computers + 1)},
+            bots={seat: bot_level_to_pb(level) for seat in range(1, computers + 1)},
             auto_start=True,
             nonce=nonce,
         ),
@@ -414,7 +423,7 @@ async def create_room(request: web.Request) -> web.Response:
     message = matchmaking_pb2.CreateRoomRequest(
         ruleset=ruleset_of(request, data),
         seats=field(request, data, "seats", int, 4),
-        bot_level=field(request, data, "bot_level", str, "heuristic"),
+        bot_level=level_of(request, field(request, data, "bot_level", str, "heuristic")),
         turn_seconds=field(request, data, "turn_seconds", int, 0),
     )
     return await room_call(request, "CreateRoom", message)

@@ -1,94 +1,83 @@
-"""The gateway's settings, from ``MAUMAU_GATEWAY_*`` environment variables.
-
-A value that is set but unusable stops the gateway at start with a message naming it.
-"""
+"""The gateway's settings: ``MAUMAU_GATEWAY_*`` and the platform secret (to know a session's
+player from its cookie). A value that is set but unusable stops the gateway at start with a
+message naming it and what it accepts."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from pydantic import Field
 
-from maumau.common.config import SERVICE_PORTS, ConfigError
+from maumau.common.config import SERVICE_PORTS
+from maumau.common.settings import TokenSettings, metrics_port, service_config
 
-PREFIX = "MAUMAU_GATEWAY_"
+GATEWAY_PORT, GATEWAY_METRICS_PORT = 8080, 9106
 
 
-def _local(service: str) -> str:
+def _address(service: str) -> str:
     return f"127.0.0.1:{SERVICE_PORTS[service].grpc}"
 
 
-@dataclass(frozen=True)
-class GatewaySettings:
+def _upstream(service: str, what: str) -> str:
+    return Field(  # type: ignore[no-any-return]
+        _address(service),
+        pattern=r"\S",
+        description=f"{what} (a gRPC target; several addresses go round robin)",
+        json_schema_extra={"accepted": "a gRPC target, not blank"},
+    )
+
+
+class GatewaySettings(TokenSettings):
     """Where the gateway listens, which services it bridges, and what one caller may use."""
 
-    host: str = "127.0.0.1"
-    port: int = 8080
-    metrics_port: int = 9106
-    grace_seconds: float = 10.0
-    """Time in-flight requests get on shutdown, before open WebSockets are told to reconnect."""
-    engine_address: str = _local("engine")
-    """The engine (``maumau.v1.Engine`` and ``maumau.v1.Players``)."""
-    matchmaking_address: str = _local("matchmaking")
-    bots_address: str = _local("bots")
-    """The Bots service whose ``Hint`` gives the tips."""
-    rating_address: str = _local("rating")
-    origins: str = ""
-    """Extra origins allowed to open WebSockets, comma-separated (``https://play.example``);
-    the gateway's own origin (from the Host header) is always allowed."""
-    forwarded_hops: int = 0
-    """Proxies in front of the gateway that append to X-Forwarded-For (an Ingress: 1). The
-    client address for rate limits is the entry that many places from the right; 0: the peer
-    address itself, for a gateway reached directly."""
-    cookie_secure: bool = False
-    """Mark the session cookie Secure (set it behind TLS)."""
-    max_body_bytes: int = 8192
-    """Larger request bodies and WebSocket messages are refused."""
-    rate_per_second: float = 20.0
-    """Requests (and WebSocket messages) per second one session may make, on average."""
-    rate_burst: float = 60.0
-    address_rate_per_second: float = 100.0
-    """The same for one client address, over all its sessions."""
-    address_rate_burst: float = 300.0
-    sockets_per_session: int = 8
-    sockets_per_address: int = 64
-    max_sockets: int = 5000
-    """WebSockets one gateway process holds at most; more are refused (503)."""
-    follows_per_socket: int = 4
-    """Matches, rooms and tickets one WebSocket may follow at once."""
-    upstream_timeout_seconds: float = 10.0
+    model_config = service_config("gateway")
 
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> GatewaySettings:
-        """Each field from ``MAUMAU_GATEWAY_<FIELD NAME IN CAPITALS>``, default when unset."""
-        env = os.environ if environ is None else environ
-        values: dict[str, object] = {}
-        for spec in fields(cls):
-            name = PREFIX + spec.name.upper()
-            text = env.get(name, "").strip()
-            if not text:
-                continue
-            default = spec.default
-            if isinstance(default, bool):
-                if text.lower() not in ("true", "false", "1", "0"):
-                    raise ConfigError(f"{name}={text!r}: expected true or false")
-                values[spec.name] = text.lower() in ("true", "1")
-                continue
-            if isinstance(default, str):
-                values[spec.name] = text
-                continue
-            kind = type(default)
-            try:
-                value = kind(text)
-            except ValueError:
-                raise ConfigError(f"{name}={text!r}: expected a {kind.__name__}") from None
-            if spec.name.endswith("port"):
-                if not 0 <= value <= 65535:
-                    raise ConfigError(f"{name}={text}: a port is between 0 and 65535")
-            elif value < 0 or (value == 0 and spec.name != "forwarded_hops"):
-                raise ConfigError(f"{name}={text}: must be greater than 0")
-            values[spec.name] = value
-        return cls(**values)  # type: ignore[arg-type]
+    port: int = Field(GATEWAY_PORT, ge=0, le=65535, description="HTTP and WebSocket port")
+    metrics_port: int = metrics_port(GATEWAY_METRICS_PORT)
+    engine_address: str = _upstream("engine", "the engine (Engine and Players)")
+    matchmaking_address: str = _upstream("matchmaking", "the matchmaker (rooms and the queue)")
+    bots_address: str = _upstream("bots", "the Bots service whose Hint gives the tips")
+    rating_address: str = _upstream("rating", "the rating service (profiles, leaderboards)")
+    origins: str = Field(
+        "",
+        description="further origins allowed to open WebSockets, comma-separated "
+        "(`https://play.example`); the gateway's own origin always is",
+    )
+    forwarded_hops: int = Field(
+        0,
+        ge=0,
+        le=10,
+        description="proxies in front that append to `X-Forwarded-For` (an Ingress: 1); the "
+        "client address for limits is that many entries from the right (0: the peer)",
+    )
+    cookie_secure: bool = Field(False, description="mark the session cookie Secure (behind TLS)")
+    max_body_bytes: int = Field(
+        8192,
+        ge=1024,
+        le=1024 * 1024,
+        description="larger request bodies and WebSocket messages are refused",
+    )
+    rate_per_second: float = Field(
+        20.0, gt=0, le=1e6, description="requests (and socket messages) per second per session"
+    )
+    rate_burst: float = Field(60.0, gt=0, le=1e6, description="what a session may save up")
+    address_rate_per_second: float = Field(
+        100.0, gt=0, le=1e6, description="requests per second per client address"
+    )
+    address_rate_burst: float = Field(
+        300.0, gt=0, le=1e6, description="what an address may save up"
+    )
+    sockets_per_session: int = Field(8, ge=1, le=1000, description="open WebSockets per session")
+    sockets_per_address: int = Field(
+        64, ge=1, le=1_000_000, description="open WebSockets per client address"
+    )
+    max_sockets: int = Field(
+        5000, ge=1, le=1_000_000, description="open WebSockets per gateway process (more: 503)"
+    )
+    follows_per_socket: int = Field(
+        4, ge=1, le=64, description="matches, rooms and tickets one WebSocket follows at once"
+    )
+    upstream_timeout_seconds: float = Field(
+        10.0, gt=0, le=120, description="the longest one call to a service may take"
+    )
 
     @property
     def allowed_origins(self) -> frozenset[str]:

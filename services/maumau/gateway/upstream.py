@@ -27,6 +27,8 @@ from maumau.v1 import (
     players_pb2_grpc,
     rating_pb2_grpc,
 )
+from maumau.v1.game_pb2 import BotLevel
+from maumau.wire import bot_level_from_pb
 
 LANGUAGES = ("en", "de")
 
@@ -133,13 +135,27 @@ def from_rpc(error: grpc.aio.AioRpcError, lang: str) -> Refusal:
 
 
 def to_json(message: Message) -> dict[str, Any]:
-    """A message as the page reads it: proto field names, every field present."""
+    """A message as the page reads it: proto field names, every field present, bot levels by
+    their names ("strong", "" for none) as everywhere else in the platform's texts."""
     converted: dict[str, Any] = json_format.MessageToDict(
         message,
         preserving_proto_field_name=True,
         always_print_fields_with_no_presence=True,
     )
+    _name_bot_levels(converted)
     return converted
+
+
+def _name_bot_levels(value: Any) -> None:
+    if isinstance(value, list):
+        for item in value:
+            _name_bot_levels(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key == "bot_level" and isinstance(item, str):
+                value[key] = bot_level_from_pb(BotLevel.Value(item))
+            else:
+                _name_bot_levels(item)
 
 
 class Upstreams:

@@ -35,8 +35,26 @@ from .errors import (
     translate,
 )
 from .events import Event, redact
-from .match import LegalActions, Match, Outcome, View, card_points
+from .kinds import (
+    AcePower,
+    AfterDraw,
+    Calls,
+    DrawWhen,
+    Finish,
+    JackRule,
+    Outcome,
+    Pending,
+    Phase,
+    Reason,
+    Scoring,
+    Starter,
+)
+from .legal import LegalActions
+from .match import Match
+from .observer import View
 from .ruleset import PRESETS, Ruleset
+from .scoring import card_points
+from .variants import VARIANTS, Variant, find_variant
 
 __all__ = [
     "ACCEPT",
@@ -46,31 +64,45 @@ __all__ = [
     "DRAW",
     "PASS",
     "PRESETS",
+    "VARIANTS",
     "Accept",
+    "AcePower",
     "Action",
+    "AfterDraw",
     "BadCardText",
     "BadInput",
     "BadRuleset",
     "BadSetup",
     "BadSuit",
     "Call",
+    "Calls",
     "Card",
     "Catch",
     "Challenge",
     "Draw",
+    "DrawWhen",
     "Event",
+    "Finish",
     "IllegalAction",
+    "JackRule",
     "LegalActions",
     "Match",
     "NameSuit",
     "Outcome",
     "Pass",
+    "Pending",
+    "Phase",
     "Play",
+    "Reason",
     "RulesError",
     "Ruleset",
+    "Scoring",
+    "Starter",
+    "Variant",
     "View",
     "card_points",
     "colour_deck",
+    "find_variant",
     "format_cards",
     "french_deck",
     "parse_action",
