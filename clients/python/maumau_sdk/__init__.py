@@ -28,6 +28,7 @@ The pieces:
 - :func:`verify_match`: check the revealed seed and replay every deal and draw you saw
 - :meth:`Player.enqueue` -> :class:`Ticket` (``await ticket.seat()``); :meth:`Player.create_room`
   and :meth:`Player.join_room` -> :class:`Room` (``await room.seat()``, ``room.next_match()``)
+- :meth:`Platform.hints`: the legal actions ranked by the Bots service, with their reasons
 - :meth:`Platform.leaderboard`, :meth:`Platform.around`, :meth:`Platform.profile`,
   :meth:`Platform.history` (and the same for yourself on :class:`Player`)
 - :class:`Tournaments` (``Tournaments.connect(address)``): create, register, follow, standings and
@@ -37,6 +38,7 @@ The pieces:
 from maumau.rules import Action, Card, Play
 from maumau_sdk.client import (
     DEFAULT_ADDRESS,
+    DEFAULT_BOTS_ADDRESS,
     DEFAULT_MATCHMAKING_ADDRESS,
     DEFAULT_RATING_ADDRESS,
     EventStream,
@@ -51,6 +53,7 @@ from maumau_sdk.client import (
 from maumau_sdk.errors import MauMauError
 from maumau_sdk.fairness import FairnessReport, verify_match
 from maumau_sdk.lobby import (
+    Hint,
     History,
     LadderEntry,
     Leaderboard,
@@ -79,6 +82,7 @@ from maumau_sdk.values import (
 
 __all__ = [
     "DEFAULT_ADDRESS",
+    "DEFAULT_BOTS_ADDRESS",
     "DEFAULT_MATCHMAKING_ADDRESS",
     "DEFAULT_RATING_ADDRESS",
     "DEFAULT_TOURNAMENTS_ADDRESS",
@@ -89,6 +93,7 @@ __all__ = [
     "Event",
     "EventStream",
     "FairnessReport",
+    "Hint",
     "History",
     "LadderEntry",
     "Leaderboard",
