@@ -68,7 +68,7 @@ async def plain_matches(engine: str, secret: bytes) -> float:
                 engine_pb2.CreateMatchRequest(
                     ruleset=game_pb2.Ruleset(preset="ostfriesland", options={"rounds": "20"}),
                     seats=8,
-                    bots={seat: "heuristic" for seat in range(8)},
+                    bots={seat: game_pb2.BOT_LEVEL_HEURISTIC for seat in range(8)},
                     auto_start=True,
                 ),
                 metadata=service,

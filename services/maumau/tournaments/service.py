@@ -259,7 +259,8 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
         limit = request.limit or 20
         found = [
             t
-            for t in await self.store.recent(500)
+            # A status filter looks a little further back; each look reads whole states.
+            for t in await self.store.recent(limit * 5 if request.status else limit)
             if not request.status or t.status == request.status
         ]
         return pb.ListTournamentsResponse(tournaments=[t.to_pb() for t in found[:limit]])
