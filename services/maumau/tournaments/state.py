@@ -207,6 +207,8 @@ class Tournament:
         entrant.left = True
         table = self.table_of(entrant_id)
         seat_match = self.tables[table] if table >= 0 and self.status == PLAYING else None
+        if self.decider is not None and entrant_id in self.decider.entrants:
+            seat_match = self.decider
         return [pb.TournamentEvent(unregistered=entrant_pb(entrant))], seat_match
 
     def request_start(self, caller: str) -> None:
