@@ -18,7 +18,8 @@ from maumau.common.config import RedisConfig, ServiceConfig, TokenConfig
 from maumau.common.redis_server import open_redis
 from maumau.common.server import serve
 from maumau.engine.app import EngineApp
-from maumau.engine.matches import BOT_LEVELS, EngineSettings
+from maumau.engine.lobby import BOT_LEVELS
+from maumau.engine.matches import EngineSettings
 
 
 def settings_from_env() -> EngineSettings:

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from enum import StrEnum
+from typing import Any, Literal
 
 import redis.asyncio as redis
 
@@ -68,6 +69,14 @@ return due
 """
 
 
+class Status(StrEnum):
+    """Where a match is in its life: seats being taken, cards being played, finished."""
+
+    LOBBY = "lobby"
+    PLAYING = "playing"
+    OVER = "over"
+
+
 @dataclass
 class MatchRecord:
     """Everything about a match besides the rules state: seats, players, timers, fairness."""
@@ -89,7 +98,7 @@ class MatchRecord:
     nonces: list[str] = field(default_factory=list)
     left: list[bool] = field(default_factory=list)
     timeouts: list[int] = field(default_factory=list)
-    status: str = "lobby"
+    status: Status = Status.LOBBY
     deal_seed: str = ""
     turn_started_at: float = 0.0
     created_at: float = 0.0
@@ -109,7 +118,9 @@ class MatchRecord:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> MatchRecord:
-        return cls(**json.loads(text))
+        record = cls(**json.loads(text))
+        record.status = Status(record.status)
+        return record
 
 
 @dataclass
@@ -121,9 +132,10 @@ class Stored:
 
 @dataclass
 class Committed:
-    """The outcome of a commit: 'ok' (with the new version), 'conflict' or 'duplicate'."""
+    """The outcome of a commit: 'ok' (with the new version), 'conflict' (the version moved on)
+    or 'duplicate' (the request key was applied before: its first answer)."""
 
-    status: str
+    status: Literal["ok", "conflict", "duplicate"]
     version: int = 0
     answer: bytes = b""
 

@@ -14,7 +14,7 @@ import grpc
 from maumau import wire
 from maumau.common import tokens
 from maumau.common.errors import ServiceError
-from maumau.engine.matches import BOT_LEVELS
+from maumau.engine.lobby import BOT_LEVELS
 from maumau.engine.service import bearer
 from maumau.matchmaking.notify import Notifier, wait
 from maumau.matchmaking.queue import (

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
 from maumau.common.config import SERVICE_PORTS, ConfigError
-from maumau.engine.matches import BOT_LEVELS
+from maumau.engine.lobby import BOT_LEVELS
 
 PREFIX = "MAUMAU_MATCHMAKING_"
 
