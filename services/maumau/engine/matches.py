@@ -213,15 +213,13 @@ class Matches:
     ) -> Committed:
         """Write ``change`` if the match is still at ``before``'s version (None: new).
 
-        The deadline is set before the commit, so a replica dying right after it leaves no match
-        without its deadline, and again after it (see ``_committed``). Here it is only ever moved
-        earlier: a deadline set by a commit that then lost its race is merely checked early (and
-        pushed back by ``handle_due``), while one moved later could hold up the bot or timer of
-        the state that won."""
+        The deadline is set ahead of the commit, in its round trip, so a replica dying right
+        after it leaves no match without its deadline, and again after it (see ``_committed``).
+        Here it is only ever moved earlier: a deadline set by a commit that then lost its race is
+        merely checked early (and pushed back by ``handle_due``), while one moved later could
+        hold up the bot or timer of the state that won."""
         record = change.record
         due = self.next_deadline(change, time.time())
-        if due is not None:
-            await self.store.set_deadline(record.match_id, due, only_earlier=True)
         committed = await self.store.commit(
             record.match_id,
             None if before is None else before.version,
@@ -231,6 +229,7 @@ class Matches:
             request_key,
             b"" if change.answer is None else change.answer.SerializeToString(),
             self.settings.retention_seconds if record.status == Status.OVER else 0,
+            deadline=due,
         )
         if committed.status == "ok":
             await self._committed(

@@ -19,9 +19,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Literal
 
 import redis.asyncio as redis
+from redis.exceptions import NoScriptError, ResponseError
 
 DEADLINES = "engine:deadlines"
 RESULTS = "engine:results"
@@ -184,20 +185,36 @@ class MatchStore:
         request_key: str = "",
         answer: bytes = b"",
         retention_seconds: int = 0,
+        deadline: float | None = None,
     ) -> Committed:
+        """Run the commit script; ``deadline`` (only ever moved earlier) goes ahead of it in the
+        same round trip. It is not part of the script: the deadlines live in a global key,
+        outside the match's Cluster slot."""
         key = match_key(match_id)
-        reply: list[Any] = await self._commit(
-            keys=[key, f"{key}:events", f"{key}:requests", f"{key}:answered"],
-            args=[
-                "" if expected_version is None else str(expected_version),
-                record.to_json(),
-                state,
-                request_key,
-                answer,
-                str(retention_seconds),
-                *events,
-            ],
-        )
+        keys = [key, f"{key}:events", f"{key}:requests", f"{key}:answered"]
+        args: list[str | bytes] = [
+            "" if expected_version is None else str(expected_version),
+            record.to_json(),
+            state,
+            request_key,
+            answer,
+            str(retention_seconds),
+            *events,
+        ]
+        async with self.redis.pipeline(transaction=False) as pipe:
+            if deadline is not None:
+                pipe.zadd(DEADLINES, {match_id: deadline}, lt=True)
+            # evalsha, not the Script object: a pipeline would ask SCRIPT EXISTS every time.
+            pipe.evalsha(self._commit.sha, len(keys), *keys, *args)
+            replies = await pipe.execute(raise_on_error=False)
+        reply = replies[-1]
+        if isinstance(reply, ResponseError):  # NOSCRIPT: loaded and run once more
+            if not isinstance(reply, NoScriptError):
+                raise reply
+            reply = await self._commit(keys=keys, args=args)
+        for failed in replies[:-1]:
+            if isinstance(failed, Exception):
+                raise failed
         status = reply[0].decode()
         if status == "ok":
             return Committed("ok", int(reply[1]))
