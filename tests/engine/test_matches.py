@@ -8,14 +8,8 @@ import pytest
 from maumau.engine import fairness
 from maumau.rules import Match, Ruleset
 from maumau.v1 import engine_pb2
-from tests.engine.support import (
-    Client,
-    acting,
-    auth,
-    close_all,
-    play_to_the_end,
-    register_all,
-)
+from tests.support.engine import Client, acting, close_all, play_to_the_end, register_all
+from tests.support.rpc import auth
 
 SHORT = {
     "classic": {"target": "30"},

@@ -10,7 +10,6 @@ import redis.asyncio
 from maumau.common.config import ServiceConfig
 from maumau.common.redis_server import EmbeddedRedis
 from maumau.rating.app import RatingApp, RatingSettings
-from maumau.rating.consumer import ResultsConsumer
 from maumau.rating.store import RatingStore
 
 
@@ -36,14 +35,6 @@ def stream(tag: str) -> str:
 @pytest.fixture
 def store(client: redis.asyncio.Redis, tag: str) -> RatingStore:
     return RatingStore(client, tag)
-
-
-def consumer(
-    client: redis.asyncio.Redis, store: RatingStore, stream: str, name: str, **options: object
-) -> ResultsConsumer:
-    """A consumer of ``stream`` that polls briskly, as a test wants."""
-    options = {"batch": 50, "block_seconds": 0.05, **options}
-    return ResultsConsumer(client, store, consumer=name, stream=stream, **options)  # type: ignore[arg-type]
 
 
 @pytest.fixture

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import redis.asyncio
 
@@ -15,8 +13,6 @@ from maumau.rating.consumer import ResultsConsumer
 from maumau.rating.ladder import Result
 from maumau.rating.store import RatingStore
 from maumau.rules.ruleset import PRESETS
-
-T = TypeVar("T")
 
 JANUARY_2025 = 1736899200.0  # 2025-01-15 00:00 UTC
 
@@ -86,18 +82,12 @@ async def publish(client: redis.asyncio.Redis, stream: str, texts: Iterable[str]
         await pipe.execute()
 
 
-async def eventually(
-    probe: Callable[[], Awaitable[T | None]], timeout: float, what: str, interval: float = 0.02
-) -> T:
-    """Poll ``probe`` until it returns something truthy, for at most ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = await probe()
-        if found:
-            return found
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {timeout} s waiting for {what}")
-        await asyncio.sleep(interval)
+def consumer(
+    client: redis.asyncio.Redis, store: RatingStore, stream: str, name: str, **options: object
+) -> ResultsConsumer:
+    """A consumer of ``stream`` that polls briskly, as a test wants."""
+    options = {"batch": 50, "block_seconds": 0.05, **options}
+    return ResultsConsumer(client, store, consumer=name, stream=stream, **options)  # type: ignore[arg-type]
 
 
 async def drained(consumer: ResultsConsumer) -> bool:
