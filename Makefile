@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 PROTOS := $(wildcard protos/maumau/v1/*.proto)
 GEN    := $(patsubst protos/%.proto,services/%_pb2.py,$(PROTOS))
 
-.PHONY: run play test bench lint proto clean
+.PHONY: run play test bench lint proto clean wheel image
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,5 +39,15 @@ lint: $(STAMP) proto
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy services/maumau/rules
 
+# The platform, SDK and rules-core wheels in dist/, each with its generated code built in.
+wheel: $(STAMP)
+	rm -rf dist build clients/python/build distributions/rules/build
+	$(PY) -m pip wheel --quiet --no-deps --wheel-dir dist . clients/python distributions/rules
+	@ls dist
+
+# The one container image of every service (deploy/docker), with docker or podman.
+image: wheel
+	deploy/docker/build.sh
+
 clean:
-	rm -rf $(VENV) services/maumau/v1 .pytest_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) dist build services/maumau/v1 .pytest_cache .mypy_cache .hypothesis

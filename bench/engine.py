@@ -40,9 +40,9 @@ import grpc
 import redis.asyncio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from maumau import fairness
 from maumau.common.redis_server import EmbeddedRedis, free_port
 from maumau.common.tokens import issue_service_token
-from maumau.engine import fairness
 from maumau.rules import Action, Draw, Match, Play, Ruleset
 from maumau.rules.actions import Accept, Pass
 from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2, players_pb2, players_pb2_grpc

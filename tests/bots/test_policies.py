@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from maumau.bots.policies import decide, rank
+from maumau.policies import decide, rank
 from maumau.rules import Match, Ruleset, parse_action, parse_cards
 
 PRESETS = ["classic", "online", "ostfriesland", "colour"]

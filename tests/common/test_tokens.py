@@ -12,6 +12,8 @@ from maumau.common.tokens import (
     SeatClaims,
     ServiceClaims,
     TokenError,
+    bearer,
+    bearer_metadata,
     issue_player_token,
     issue_seat_token,
     issue_service_token,
@@ -79,3 +81,27 @@ def test_new_ids_are_unguessable_url_safe_text() -> None:
     ids = {new_id() for _ in range(1000)}
     assert len(ids) == 1000
     assert all(len(i) == 22 and i.replace("-", "").replace("_", "").isalnum() for i in ids)
+
+
+class _Call:
+    def __init__(self, *metadata: tuple[str, str | bytes]) -> None:
+        self.metadata = metadata
+
+    def invocation_metadata(self) -> tuple[tuple[str, str | bytes], ...]:
+        return self.metadata
+
+
+def test_bearer_reads_the_token_that_bearer_metadata_sends() -> None:
+    token = issue_player_token(SECRET, "p1")
+    assert bearer(_Call(("x-other", "1"), *bearer_metadata(token))) == token
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [(), (("authorization", "Basic abc"),), (("authorization", b"Bearer abc"),), (("x", "y"),)],
+)
+def test_bearer_refuses_a_call_without_a_bearer_token(
+    metadata: tuple[tuple[str, str | bytes], ...],
+) -> None:
+    with pytest.raises(TokenError, match="authorization: Bearer"):
+        bearer(_Call(*metadata))

@@ -12,7 +12,7 @@ from collections.abc import Awaitable
 import grpc
 import pytest
 
-from maumau.engine import fairness
+from maumau import fairness
 from maumau.rules import Match, Ruleset
 from maumau.v1 import engine_pb2, game_pb2
 from tests.support.engine import (

@@ -18,9 +18,8 @@ import grpc
 import pytest
 import redis.asyncio
 
-from maumau import wire
+from maumau import fairness, wire
 from maumau.common.redis_server import EmbeddedRedis, free_port
-from maumau.engine import fairness
 from maumau.engine.matches import due_seat
 from maumau.engine.store import DEADLINES, MatchStore
 from maumau.rules import DRAW, Match, Ruleset

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from maumau import fairness
 from maumau.common.errors import ServiceError
-from maumau.engine import fairness, lobby
+from maumau.engine import lobby
 from maumau.engine.store import MatchRecord, Status
 from maumau.rules import BadInput, Match, Ruleset
 

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from maumau.engine import fairness
+from maumau import fairness
 from maumau.rules import Match, Ruleset
 from maumau.v1 import engine_pb2
 from tests.support.engine import Client, acting, close_all, play_to_the_end, register_all

@@ -1,2 +1,2 @@
 """What tests of several folders share: polling, gRPC calls, service processes, engine replicas
-and their clients. Fixtures live in the conftest.py files; these are plain helpers."""
+and their clients, Debian programs. Fixtures live in the conftest.py files; these are helpers."""

@@ -5,13 +5,14 @@ from __future__ import annotations
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from maumau.common.tokens import bearer_metadata
+
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
 
-def auth(token: str) -> tuple[tuple[str, str], ...]:
-    """Call metadata carrying ``token``."""
-    return (("authorization", f"Bearer {token}"),)
+auth = bearer_metadata
+"""Call metadata carrying a token."""
 
 
 async def health(address: str, service: str = "") -> int:

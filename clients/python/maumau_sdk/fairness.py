@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from maumau.engine import fairness
+from maumau import fairness
 from maumau.rules import Match, RulesError, Ruleset, redact
 from maumau.rules import events as ev
 from maumau_sdk.values import Event, MatchInfo

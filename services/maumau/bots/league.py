@@ -15,7 +15,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from maumau.bots.policies import LEVELS, decide
+from maumau.policies import LEVELS, decide
 from maumau.rules import Call, Catch, Match, Ruleset
 
 ONE_ROUND = {"classic": {"target": 0}, "online": {"wins": 1}, "ostfriesland": {"rounds": 1}}

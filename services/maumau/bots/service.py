@@ -9,8 +9,8 @@ from typing import Any
 import grpc
 import prometheus_client
 
-from maumau.bots.policies import LEVELS, decide, rank
 from maumau.common.errors import ServiceError
+from maumau.policies import LEVELS, decide, rank
 from maumau.v1 import bots_pb2, bots_pb2_grpc
 from maumau.wire import action_to_pb, view_from_pb
 

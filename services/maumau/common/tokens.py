@@ -14,9 +14,10 @@ import hmac
 import json
 import secrets
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
 
@@ -105,6 +106,28 @@ def verify_service_token(secret: bytes, token: str, *, now: float | None = None)
     """Which service shows this token; TokenError says why it cannot be trusted."""
     payload = _verify(secret, token, TokenKind.SERVICE, now)
     return ServiceClaims(_field(payload, "n", str), payload.get("e"))
+
+
+BEARER_PREFIX = "Bearer "
+
+
+class CallContext(Protocol):
+    """What bearer() needs of a call: a ``grpc.aio.ServicerContext`` has it."""
+
+    def invocation_metadata(self) -> Iterable[tuple[str, str | bytes]] | None: ...
+
+
+def bearer(context: CallContext) -> str:
+    """The token the caller sent as ``authorization: Bearer <token>``; TokenError when none."""
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization" and isinstance(value, str) and value.startswith(BEARER_PREFIX):
+            return value[len(BEARER_PREFIX) :]
+    raise TokenError("no token: send 'authorization: Bearer <token>' in the metadata")
+
+
+def bearer_metadata(token: str) -> tuple[tuple[str, str], ...]:
+    """Call metadata that shows ``token``, for a service calling another one."""
+    return (("authorization", BEARER_PREFIX + token),)
 
 
 def _issue(

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 import grpc
 import prometheus_client
 
-from maumau.bots.policies import decide
+from maumau.policies import decide
 from maumau.rules import Action, BadInput, View
 from maumau.v1 import bots_pb2, bots_pb2_grpc
 from maumau.wire import action_from_pb, view_to_pb

@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from maumau import wire
+from maumau import fairness, wire
 from maumau.common.errors import ServiceError
-from maumau.engine import fairness
 from maumau.engine.store import MatchRecord, Status
 from maumau.rules import Match, Ruleset
 from maumau.v1 import game_pb2

@@ -10,9 +10,10 @@ from typing import Any
 import grpc
 import prometheus_client
 
-from maumau import wire
+from maumau import fairness, wire
 from maumau.common import tokens
-from maumau.engine import fairness, lobby
+from maumau.common.tokens import bearer
+from maumau.engine import lobby
 from maumau.engine.matches import Change, Matches, dealt, info, seat_info, seated
 from maumau.engine.store import Status, Stored
 from maumau.players.directory import PlayerDirectory
@@ -24,13 +25,6 @@ Context = grpc.aio.ServicerContext[Any, Any]
 FOLLOWERS = prometheus_client.Gauge(
     "engine_event_stream_followers", "Follow streams open on this replica."
 )
-
-
-def bearer(context: Context) -> str:
-    for key, value in context.invocation_metadata() or ():
-        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
-            return value[len("Bearer ") :]
-    raise tokens.TokenError("no token: send 'authorization: Bearer <token>' in the metadata")
 
 
 FOLLOW_BLOCK_MS = 2000

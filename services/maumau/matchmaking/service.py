@@ -15,7 +15,6 @@ from maumau import wire
 from maumau.common import tokens
 from maumau.common.errors import ServiceError
 from maumau.engine.lobby import BOT_LEVELS
-from maumau.engine.service import bearer
 from maumau.matchmaking.notify import Notifier, wait
 from maumau.matchmaking.queue import (
     CANCELLED,
@@ -76,7 +75,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
         self.settings = settings
 
     def _player(self, context: Context) -> str:
-        return tokens.verify_player_token(self.secret, bearer(context)).player_id
+        return tokens.verify_player_token(self.secret, tokens.bearer(context)).player_id
 
     # ---------------------------------------------------------------- queue
 

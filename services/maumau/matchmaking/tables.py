@@ -20,9 +20,8 @@ from dataclasses import dataclass
 
 import grpc
 
-from maumau import wire
+from maumau import fairness, wire
 from maumau.common import tokens
-from maumau.engine import fairness
 from maumau.rules import Ruleset
 from maumau.v1 import engine_pb2, engine_pb2_grpc
 
@@ -54,7 +53,7 @@ class Tables:
         self.engine = engine_pb2_grpc.EngineStub(channel)
         self.secret = secret
         self.timeout = timeout
-        self._service = _auth(tokens.issue_service_token(secret, "matchmaking"))
+        self._service = tokens.bearer_metadata(tokens.issue_service_token(secret, "matchmaking"))
 
     async def create(self, plan: MatchPlan, server_seed: str) -> str:
         """Create and start the match; its id."""
@@ -82,7 +81,9 @@ class Tables:
         """The match of ``player_id`` whose seed commitment is ``commitment``, if created."""
         token = tokens.issue_player_token(self.secret, player_id, ttl_seconds=60)
         reply = await self.engine.ListMatches(
-            engine_pb2.ListMatchesRequest(limit=20), metadata=_auth(token), timeout=self.timeout
+            engine_pb2.ListMatchesRequest(limit=20),
+            metadata=tokens.bearer_metadata(token),
+            timeout=self.timeout,
         )
         for match in reply.matches:
             if match.seed_commitment == commitment:
@@ -96,7 +97,7 @@ class Tables:
             try:
                 await self.engine.Leave(
                     engine_pb2.LeaveRequest(match_id=match_id),
-                    metadata=_auth(self.seat_token(match_id, seat, player)),
+                    metadata=tokens.bearer_metadata(self.seat_token(match_id, seat, player)),
                     timeout=self.timeout,
                 )
             except grpc.aio.AioRpcError as error:
@@ -104,7 +105,3 @@ class Tables:
 
     def seat_token(self, match_id: str, seat: int, player_id: str) -> str:
         return tokens.issue_seat_token(self.secret, match_id, seat, player_id)
-
-
-def _auth(token: str) -> tuple[tuple[str, str], ...]:
-    return (("authorization", f"Bearer {token}"),)

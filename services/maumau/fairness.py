@@ -1,4 +1,5 @@
-"""Provably fair deals: neither the server nor any player alone chooses the cards.
+"""Provably fair deals, shared by the engine (which deals) and the SDK (which checks a deal):
+neither the server nor any player alone chooses the cards.
 
 Before anyone joins, the engine draws a secret server seed and publishes its SHA-256 (the
 commitment). Each player may add a nonce when joining. At the start the deal seed is

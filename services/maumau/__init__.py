@@ -1,1 +1,0 @@
-"""The Mau-Mau platform: rules core, services and their shared building blocks."""
