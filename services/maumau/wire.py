@@ -3,6 +3,8 @@ every service and by the Python SDK."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from maumau.rules import (
     ACCEPT,
     CALLS,
@@ -26,7 +28,7 @@ from maumau.rules.cards import COLOURS, FRENCH_SUITS
 from maumau.rules.ruleset import format_option_value, parse_option_value
 from maumau.v1 import game_pb2 as pb
 
-_SIMPLE = {"draw": DRAW, "pass": PASS, "accept": ACCEPT, "challenge": CHALLENGE}
+_SIMPLE: dict[str, Action] = {"draw": DRAW, "pass": PASS, "accept": ACCEPT, "challenge": CHALLENGE}
 _SUITS = FRENCH_SUITS + COLOURS
 
 
@@ -94,7 +96,8 @@ def action_to_pb(action: Action) -> pb.Action:
             return pb.Action(call=word, text=action.text)
         case NameSuit(suit):
             return pb.Action(name_suit=suit, text=action.text)
-    return pb.Action(**{action.text: pb.Empty()}, text=action.text)
+    simple: dict[str, Any] = {action.text: pb.Empty()}
+    return pb.Action(**simple, text=action.text)
 
 
 def event_to_pb(event: ev.Event) -> pb.Event:

@@ -89,8 +89,8 @@ class RetryPolicy:
 
 def _stubs(channel: grpc.aio.Channel) -> tuple[Any, Any]:
     """The Engine and Players stubs of a channel (the generated stubs carry no types)."""
-    engine = engine_pb2_grpc.EngineStub(channel)  # type: ignore[no-untyped-call]
-    players = players_pb2_grpc.PlayersStub(channel)  # type: ignore[no-untyped-call]
+    engine = engine_pb2_grpc.EngineStub(channel)
+    players = players_pb2_grpc.PlayersStub(channel)
     return engine, players
 
 

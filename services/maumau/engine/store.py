@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal, cast
 
 import redis.asyncio as redis
 from redis.exceptions import NoScriptError, ResponseError
@@ -113,9 +113,10 @@ class MatchRecord:
 
     def copy(self) -> MatchRecord:
         """An independent copy (the per-seat lists too), for a change to work on."""
-        return MatchRecord(
-            **{name: list(v) if isinstance(v, list) else v for name, v in vars(self).items()}
-        )
+        values: dict[str, Any] = {
+            name: list(v) if isinstance(v, list) else v for name, v in vars(self).items()
+        }
+        return MatchRecord(**values)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> MatchRecord:
@@ -154,10 +155,9 @@ class MatchStore:
         self._claim = client.register_script(_CLAIM)
 
     async def load(self, match_id: str) -> Stored | None:
-        version, meta, state = await self.redis.hmget(
-            match_key(match_id), ["version", "meta", "state"]
-        )
-        if version is None:
+        fields = await self.redis.hmget(match_key(match_id), ["version", "meta", "state"])
+        version, meta, state = cast(list[bytes | None], fields)
+        if version is None or meta is None:
             return None
         return Stored(MatchRecord.from_json(meta), state or b"", int(version))
 
@@ -171,7 +171,7 @@ class MatchStore:
             pipe.hmget(key, ["version", "meta", "state"])
             pipe.hget(f"{key}:requests", request_key)
             (version, meta, state), answer = await pipe.execute()
-        if version is None:
+        if version is None or meta is None:
             return None, None
         return Stored(MatchRecord.from_json(meta), state or b"", int(version)), answer
 
@@ -226,8 +226,11 @@ class MatchStore:
         self, match_id: str, after: str, block_ms: int | None, count: int = 100
     ) -> list[tuple[str, bytes]]:
         """Events after stream position ``after`` ('0' for all), waiting up to ``block_ms``."""
-        reply = await self.redis.xread(
-            {f"{match_key(match_id)}:events": after}, count=count, block=block_ms
+        reply: list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]] = cast(
+            Any,
+            await self.redis.xread(
+                {f"{match_key(match_id)}:events": after}, count=count, block=block_ms
+            ),
         )
         if not reply:
             return []
@@ -268,5 +271,8 @@ class MatchStore:
         await self.redis.zadd(f"player:{{{player_id}}}:matches", {match_id: at})
 
     async def player_matches(self, player_id: str, limit: int) -> list[str]:
-        ids = await self.redis.zrevrange(f"player:{{{player_id}}}:matches", 0, limit - 1)
+        ids = cast(
+            list[bytes],
+            await self.redis.zrevrange(f"player:{{{player_id}}}:matches", 0, limit - 1),
+        )
         return [match_id.decode() for match_id in ids]

@@ -29,6 +29,7 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any, cast
 
 import grpc
 import prometheus_client
@@ -168,10 +169,10 @@ class Rooms:
                         raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no room {code}")
                     room = RoomRecord.from_json(text)
                     if not change(room):
-                        await pipe.unwatch()
+                        await pipe.unwatch()  # type: ignore[no-untyped-call]
                         return room, False
                     room.version += 1
-                    pipe.multi()
+                    pipe.multi()  # type: ignore[no-untyped-call]
                     pipe.set(key, room.to_json(), ex=self.ttl)
                     await pipe.execute()
                 except WatchError:
@@ -307,7 +308,8 @@ class Rooms:
 
     async def sweep(self) -> None:
         """Start the rooms whose start stalled; forget the entries of rooms that did start."""
-        for entry in await self.redis.zrangebyscore(STARTING, "-inf", time.time(), 0, 20):
+        due = await self.redis.zrangebyscore(STARTING, "-inf", time.time(), 0, 20)
+        for entry in cast(list[bytes], due):
             code = entry.decode()
             try:
                 room = await self.launch(code, takeover=True)
@@ -329,12 +331,12 @@ class Rooms:
             try:
                 if time.monotonic() >= next_claim:  # results of a replica that died
                     next_claim = time.monotonic() + 10
-                    reply = await self.redis.xautoclaim(
+                    reply: Any = await self.redis.xautoclaim(
                         RESULTS, GROUP, self.replica, 30_000, "0-0", count=100
                     )
                     await self._handle(reply[1])
                 # Polled rather than blocking: a blocked read stalls a replica's shutdown.
-                streams = await self.redis.xreadgroup(
+                streams: Any = await self.redis.xreadgroup(
                     GROUP, self.replica, {RESULTS: ">"}, count=100
                 )
                 for _, entries in streams:
@@ -351,7 +353,7 @@ class Rooms:
         for entry_id, fields in entries:
             if fields:  # an entry trimmed away meanwhile has none
                 match_id = fields[b"match_id"].decode()
-                code = await self.redis.get(room_match_key(match_id))
+                code = cast(bytes | None, await self.redis.get(room_match_key(match_id)))
                 if code is not None:
                     winners = json.loads(fields[b"result"])["winners"]
                     with contextlib.suppress(ServiceError):  # the room is gone

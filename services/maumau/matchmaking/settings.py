@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from typing import Any
 
 from maumau.common.config import SERVICE_PORTS, ConfigError
 from maumau.engine.lobby import BOT_LEVELS
@@ -78,7 +79,7 @@ class Settings:
             if isinstance(default, str):
                 values[spec.name] = text
                 continue
-            kind = type(default)
+            kind: type[Any] = type(default)
             try:
                 value = kind(text)
             except ValueError:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import redis.asyncio as redis
 
 from maumau.common.tokens import new_id
@@ -30,5 +32,5 @@ class PlayerDirectory:
 
     async def name(self, player_id: str) -> str:
         """The player's display name, or '' for an id the directory does not know."""
-        name = await self.redis.hget(f"player:{{{player_id}}}", "name")
+        name = cast(bytes | None, await self.redis.hget(f"player:{{{player_id}}}", "name"))
         return name.decode() if name else ""

@@ -22,6 +22,7 @@ import os
 import socket
 import time
 from collections.abc import Sequence
+from typing import Any, cast
 
 import prometheus_client
 import redis.asyncio as redis
@@ -137,7 +138,7 @@ class ResultsConsumer:
             count=self.batch,
             block=max(1, int(self.block_seconds * 1000)),
         )
-        entries: list[Entry] = reply[0][1] if reply else []
+        entries: list[Entry] = cast(Any, reply)[0][1] if reply else []
         await self.handle(entries)
         return len(entries)
 
@@ -148,7 +149,7 @@ class ResultsConsumer:
         reply = await self.redis.xreadgroup(
             self.group, self.consumer, {self.stream: "0"}, count=self.batch
         )
-        entries: list[Entry] = reply[0][1] if reply else []
+        entries: list[Entry] = cast(Any, reply)[0][1] if reply else []
         await self.handle(entries)
         return len(entries)
 
