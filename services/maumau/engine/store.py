@@ -22,7 +22,7 @@ from enum import StrEnum
 from typing import Any, Literal, cast
 
 import redis.asyncio as redis
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import NoScriptError
 
 DEADLINES = "engine:deadlines"
 RESULTS = "engine:results"
@@ -201,26 +201,32 @@ class MatchStore:
             str(retention_seconds),
             *events,
         ]
-        async with self.redis.pipeline(transaction=False) as pipe:
-            if deadline is not None:
-                pipe.zadd(DEADLINES, {match_id: deadline}, lt=True)
-            # evalsha, not the Script object: a pipeline would ask SCRIPT EXISTS every time.
-            pipe.evalsha(self._commit.sha, len(keys), *keys, *args)
-            replies = await pipe.execute(raise_on_error=False)
-        reply = replies[-1]
-        if isinstance(reply, ResponseError):  # NOSCRIPT: loaded and run once more
-            if not isinstance(reply, NoScriptError):
-                raise reply
+        if deadline is None:
             reply = await self._commit(keys=keys, args=args)
-        for failed in replies[:-1]:
-            if isinstance(failed, Exception):
-                raise failed
+        else:
+            reply = await self._commit_after_deadline(match_id, deadline, keys, args)
         status = reply[0].decode()
         if status == "ok":
             return Committed("ok", int(reply[1]))
         if status == "duplicate":
             return Committed("duplicate", answer=reply[1])
         return Committed("conflict")
+
+    async def _commit_after_deadline(
+        self, match_id: str, deadline: float, keys: list[str], args: list[str | bytes]
+    ) -> Any:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(DEADLINES, {match_id: deadline}, lt=True)
+            # evalsha, not the Script object: a pipeline would ask SCRIPT EXISTS every time.
+            pipe.evalsha(self._commit.sha, len(keys), *keys, *args)
+            deadline_set, reply = await pipe.execute(raise_on_error=False)
+        if isinstance(deadline_set, Exception):
+            raise deadline_set
+        if isinstance(reply, NoScriptError):  # Redis restarted: the script is loaded again
+            return await self._commit(keys=keys, args=args)
+        if isinstance(reply, Exception):
+            raise reply
+        return reply
 
     async def read_events(
         self, match_id: str, after: str, block_ms: int | None, count: int = 100
