@@ -3,7 +3,8 @@ every service and by the Python SDK."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, cast
 
 from maumau.rules import (
     ACCEPT,
@@ -25,7 +26,9 @@ from maumau.rules import (
 )
 from maumau.rules import events as ev
 from maumau.rules.cards import COLOURS, FRENCH_SUITS
+from maumau.rules.reasons import Reason
 from maumau.rules.ruleset import format_option_value, parse_option_value
+from maumau.v1 import bots_pb2 as bots_pb
 from maumau.v1 import game_pb2 as pb
 
 _SIMPLE: dict[str, Action] = {"draw": DRAW, "pass": PASS, "accept": ACCEPT, "challenge": CHALLENGE}
@@ -223,5 +226,54 @@ def view_from_pb(message: pb.View) -> View:
         round_wins=tuple(message.round_wins),
         teams=message.teams,
         legal=tuple(map(action_from_pb, message.legal)),
-        outcome=Outcome(tuple(outcome.winners), outcome.reason) if outcome else None,
+        outcome=Outcome(tuple(outcome.winners), cast(Any, outcome.reason)) if outcome else None,
     )
+
+
+def reasons_to_pb(reasons: Iterable[Reason]) -> list[bots_pb.Reason]:
+    """A hint's reasons as ``maumau.v1.Reason`` messages (code and text parameters)."""
+    return [bots_pb.Reason(code=r.code, params=dict(r.params)) for r in reasons]
+
+
+def reasons_from_pb(messages: Iterable[bots_pb.Reason]) -> tuple[Reason, ...]:
+    """The reasons of a ``RankedAction`` or ``DecideResponse`` as rules-core values."""
+    return tuple(Reason.of(m.code, **dict(m.params)) for m in messages)
+
+
+def bot_level_to_pb(level: str) -> pb.BotLevel:
+    """The enum value of a bot level's name ("strong"); "" is BOT_LEVEL_UNSPECIFIED;
+    ValueError names the levels for any other text.
+
+    >>> bot_level_to_pb("strong") == pb.BOT_LEVEL_STRONG
+    True
+    """
+    if not level:
+        return pb.BOT_LEVEL_UNSPECIFIED
+    try:
+        return cast(pb.BotLevel, pb.BotLevel.Value(f"BOT_LEVEL_{level.upper()}"))
+    except ValueError:
+        raise ValueError(f"no bot level {level!r}: choose one of {', '.join(BOT_LEVELS)}") from None
+
+
+def bot_level_from_pb(level: int) -> str:
+    """The name of a bot level ("strong"); "" for BOT_LEVEL_UNSPECIFIED; ValueError for a
+    number the proto does not define (a newer client's level).
+
+    >>> bot_level_from_pb(pb.BOT_LEVEL_HEURISTIC)
+    'heuristic'
+    """
+    if level == pb.BOT_LEVEL_UNSPECIFIED:
+        return ""
+    try:
+        name: str = pb.BotLevel.Name(level)
+        return name.removeprefix("BOT_LEVEL_").lower()
+    except ValueError:
+        raise ValueError(f"no bot level {level}: choose one of {', '.join(BOT_LEVELS)}") from None
+
+
+BOT_LEVELS = tuple(
+    name.removeprefix("BOT_LEVEL_").lower()
+    for name in pb.BotLevel.keys()  # noqa: SIM118 (an enum wrapper, not a dict)
+    if name != "BOT_LEVEL_UNSPECIFIED"
+)
+"""Every bot level's name, in the proto's order: ("random", "heuristic", "strong")."""

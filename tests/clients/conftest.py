@@ -1,14 +1,24 @@
 """The SDK and the terminal client against a real engine (the ``engine`` fixture of
 tests/conftest.py) over the shared real redis-server."""
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
 from maumau_sdk import Platform
+from tests.clients.platform import FAST, RunningPlatform, start_platform
 
 
 @pytest.fixture
 async def platform(address: str) -> AsyncIterator[Platform]:
     async with Platform.connect(address) as connected:
         yield connected
+
+
+@pytest.fixture(scope="session")
+def whole_platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningPlatform]:
+    """``make run``'s platform (every service, its own Redis), shared by the tests that need
+    more than the engine: the README's commands, matchmaking and rating from the clients."""
+    running = start_platform(tmp_path_factory.mktemp("platform"), **FAST)
+    yield running
+    running.stop()

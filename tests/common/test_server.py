@@ -19,12 +19,12 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from maumau.common.config import ServiceConfig
 from maumau.common.errors import ERROR_CODE_KEY, ERROR_PARAMS_KEY
+from maumau.common.lifecycle import serve
 from maumau.common.redis_server import EmbeddedRedis
 from maumau.common.server import (
     HealthProbe,
     ServiceServer,
     create_server,
-    serve,
     start_metrics_server,
 )
 from maumau.common.tokens import TokenError
@@ -186,6 +186,7 @@ async def test_reflection_lists_the_services(demo_server: Any) -> None:
         DEMO,
         "grpc.health.v1.Health",
         "grpc.reflection.v1alpha.ServerReflection",
+        "grpc.reflection.v1.ServerReflection",
     }
 
 

@@ -9,43 +9,10 @@ from pathlib import Path
 from subprocess import Popen
 
 import grpc
-import pytest
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from maumau.common.config import ConfigError
 from maumau.common.redis_server import EmbeddedRedis, free_port
-from maumau.matchmaking.settings import Settings
 from tests.support.processes import kill_if_running, spawn, until_serving
-
-
-def test_settings_come_from_the_environment() -> None:
-    settings = Settings.from_env(
-        {
-            "MAUMAU_MATCHMAKING_ENGINE_ADDRESS": "engine:50051",
-            "MAUMAU_MATCHMAKING_LEASE_SECONDS": "3.5",
-            "MAUMAU_MATCHMAKING_BATCH": "500",
-            "MAUMAU_MATCHMAKING_TURN_SECONDS": "0",
-            "MAUMAU_MATCHMAKING_BOT_LEVEL": "strong",
-        }
-    )
-    assert settings.engine_address == "engine:50051" and settings.lease_seconds == 3.5
-    assert (settings.batch, settings.turn_seconds, settings.bot_level) == (500, 0, "strong")
-    assert Settings.from_env({}) == Settings()
-
-
-@pytest.mark.parametrize(
-    ("name", "value", "complaint"),
-    [
-        ("LEASE_SECONDS", "soon", "expected a float"),
-        ("BATCH", "0", "greater than 0"),
-        ("TICK_SECONDS", "-1", "greater than 0"),
-        ("BOT_LEVEL", "genius", "choose one of"),
-    ],
-)
-def test_unusable_settings_are_named(name: str, value: str, complaint: str) -> None:
-    with pytest.raises(ConfigError, match=complaint) as refused:
-        Settings.from_env({f"MAUMAU_MATCHMAKING_{name}": value})
-    assert name in str(refused.value)
 
 
 def start(redis_server: EmbeddedRedis, port: int, log: Path, **extra: str) -> Popen[bytes]:
@@ -79,6 +46,7 @@ async def test_the_service_process_serves_health_reflection_metrics_and_stops_on
         with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as page:
             text = page.read().decode()
         assert "matchmaking_wait_seconds" in text and "matchmaking_tables_formed" in text
+        assert "\nengine_" not in text, "the matchmaker exports none of the engine's series"
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=10) == 0
     finally:

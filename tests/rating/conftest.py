@@ -9,7 +9,8 @@ import redis.asyncio
 
 from maumau.common.config import ServiceConfig
 from maumau.common.redis_server import EmbeddedRedis
-from maumau.rating.app import RatingApp, RatingSettings
+from maumau.rating.app import RatingApp
+from maumau.rating.settings import Settings
 from maumau.rating.store import RatingStore
 
 
@@ -41,9 +42,9 @@ def store(client: redis.asyncio.Redis, tag: str) -> RatingStore:
 async def rating(redis_server: EmbeddedRedis, tag: str, stream: str) -> AsyncIterator[RatingApp]:
     """One rating replica on 127.0.0.1:0 consuming this test's stream."""
     config = ServiceConfig(host="127.0.0.1", port=0, metrics_port=0, health_interval_seconds=0.2)
-    settings = RatingSettings(consumer="replica-1", stream=stream, tag=tag, block_seconds=0.05)
+    settings = Settings(consumer="replica-1", block_seconds=0.05)
     connection = redis.asyncio.Redis.from_url(redis_server.url)
-    app = RatingApp(connection, config, settings)
+    app = RatingApp(connection, config, settings, stream=stream, tag=tag)
     await app.start()
     yield app
     await app.stop(0)

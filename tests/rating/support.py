@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import redis.asyncio
 
+from maumau.common.results import result_entry
+from maumau.common.streams import ConsumerSettings
 from maumau.rating.consumer import ResultsConsumer
 from maumau.rating.ladder import Result
 from maumau.rating.store import RatingStore
 from maumau.rules.ruleset import PRESETS
+from maumau.v1 import game_pb2
+from maumau.wire import bot_level_to_pb
+
+T = TypeVar("T")
 
 JANUARY_2025 = 1736899200.0  # 2025-01-15 00:00 UTC
 
@@ -28,57 +33,56 @@ def seat(
     rounds_won: int = 0,
     specials: int = 0,
     winner: bool = False,
-) -> dict[str, Any]:
-    """One seat as the engine's result_json writes it (a bot seat has no player id)."""
-    return {
-        "seat": n,
-        "player_id": "" if bot else player_id,
-        "bot_level": bot,
-        "left": left,
-        "team": n if team is None else team,
-        "total": total,
-        "rounds_won": rounds_won,
-        "specials": specials,
-        "winner": winner,
-    }
+) -> game_pb2.MatchResult.Seat:
+    """One seat as the engine writes it (a bot seat has no player id)."""
+    return game_pb2.MatchResult.Seat(
+        seat=n,
+        player_id="" if bot else player_id,
+        bot_level=bot_level_to_pb(bot),
+        left=left,
+        team=n if team is None else team,
+        total=total,
+        rounds_won=rounds_won,
+        specials=specials,
+        winner=winner,
+    )
 
 
 def result(
-    seats: Sequence[dict[str, Any]],
+    seats: Sequence[game_pb2.MatchResult.Seat],
     *,
     preset: str = "classic",
     ranked: bool = True,
     teams: bool = False,
     finished_at: float = JANUARY_2025,
     match_id: str | None = None,
-) -> str:
-    """A finished match as the engine publishes it (keys in result_json's order)."""
-    return json.dumps(
-        {
-            "match_id": match_id or uuid.uuid4().hex,
-            "ruleset": f"{preset} teams=true" if teams else preset,
-            "preset": preset,
-            "ranked": ranked,
-            "teams": teams,
-            "seats": list(seats),
-            "winners": [s["seat"] for s in seats if s["winner"]],
-            "reason": "target",
-            "rounds": max(1, sum(s["rounds_won"] for s in seats)),
-            "finished_at": finished_at,
-        },
-        separators=(",", ":"),
+) -> game_pb2.MatchResult:
+    """A finished match as the engine publishes it."""
+    return game_pb2.MatchResult(
+        match_id=match_id or uuid.uuid4().hex,
+        ruleset=f"{preset} teams=true" if teams else preset,
+        preset=preset,
+        ranked=ranked,
+        teams=teams,
+        seats=seats,
+        winners=[s.seat for s in seats if s.winner],
+        reason="target",
+        rounds=max(1, sum(s.rounds_won for s in seats)),
+        finished_at=finished_at,
     )
 
 
-def parse(texts: Iterable[str]) -> list[Result]:
-    return [Result.from_json(text) for text in texts]
+def parse(messages: Iterable[game_pb2.MatchResult]) -> list[Result]:
+    return [Result.from_pb(message) for message in messages]
 
 
-async def publish(client: redis.asyncio.Redis, stream: str, texts: Iterable[str]) -> None:
-    """XADD each result as the engine does: fields match_id and result."""
+async def publish(
+    client: redis.asyncio.Redis, stream: str, messages: Iterable[game_pb2.MatchResult]
+) -> None:
+    """XADD each result as the engine does (``maumau.common.results.result_entry``)."""
     async with client.pipeline(transaction=False) as pipe:
-        for text in texts:
-            pipe.xadd(stream, {"match_id": json.loads(text)["match_id"], "result": text})
+        for message in messages:
+            pipe.xadd(stream, result_entry(message))  # type: ignore[arg-type]
         await pipe.execute()
 
 
@@ -86,8 +90,8 @@ def consumer(
     client: redis.asyncio.Redis, store: RatingStore, stream: str, name: str, **options: object
 ) -> ResultsConsumer:
     """A consumer of ``stream`` that polls briskly, as a test wants."""
-    options = {"batch": 50, "block_seconds": 0.05, **options}
-    return ResultsConsumer(client, store, consumer=name, stream=stream, **options)  # type: ignore[arg-type]
+    settings = ConsumerSettings(**{"batch": 50, "block_seconds": 0.05, **options, "consumer": name})  # type: ignore[arg-type]
+    return ResultsConsumer(client, store, settings, stream=stream)
 
 
 async def drained(consumer: ResultsConsumer) -> bool:

@@ -17,6 +17,7 @@ from collections import Counter
 import prometheus_client
 import pytest
 
+from maumau.common.streams import ConsumerSettings
 from maumau.rating.consumer import GROUP, ResultsConsumer
 from maumau.rating.ladder import xp_earned
 from maumau.rating.store import RatingStore
@@ -126,10 +127,10 @@ async def test_replicas_dying_before_and_after_applying_lose_and_double_nothing(
         metric("rating_results_applied_total"),
         metric("rating_results_duplicate_total"),
     )
-    a = DiesAfterApplying(client, store, consumer="a", stream=stream, batch=50)
+    a = DiesAfterApplying(client, store, ConsumerSettings("a", batch=50), stream=stream)
     with pytest.raises(Crash):
         await a.run()
-    b = DiesBeforeApplying(client, store, consumer="b", stream=stream, batch=50)
+    b = DiesBeforeApplying(client, store, ConsumerSettings("b", batch=50), stream=stream)
     with pytest.raises(Crash):
         await b.run()
     pending = await client.xpending(stream, GROUP)
@@ -185,7 +186,7 @@ async def test_an_entry_that_is_no_result_is_skipped_and_the_stream_goes_on(clie
     result without anyone to rate still counts as applied; the good results around it apply."""
     good = result([seat(0, "ada", winner=True), seat(1, "bob")])
     nobody = result([seat(0, "", winner=True), seat(1, "")])
-    await client.xadd(stream, {"match_id": "broken", "result": "{not json"})
+    await client.xadd(stream, {"match_id": "broken", "result": b"\xff not a MatchResult"})
     await client.xadd(stream, {"match_id": "empty"})
     await publish(client, stream, [nobody, good])
     rejected = metric("rating_results_rejected_total")

@@ -4,8 +4,6 @@ XP rests on the colour rule text (003, shared/rules/README.md): "XP: play a game
 win a round 2, each draw-2 or draw-4 played 1, none for leaving", used for every preset (issue 6).
 """
 
-import json
-
 import pytest
 from openskill.models import PlackettLuce
 
@@ -24,11 +22,12 @@ from maumau.rating.ladder import (
     xp_for_level,
 )
 from maumau.rating.synthetic import synthetic_results
+from maumau.v1 import game_pb2
 from tests.rating.support import JANUARY_2025, result, seat
 
 
-def one(text: str) -> Result:
-    return Result.from_json(text)
+def one(message: game_pb2.MatchResult) -> Result:
+    return Result.from_pb(message)
 
 
 def xp_of(**fields: object) -> int:
@@ -183,26 +182,25 @@ def test_seasons_are_calendar_years_and_start_from_a_softened_rating() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda r: r.pop("match_id"), "match_id"),
-        (lambda r: r.update(preset="poker"), "unknown preset"),
-        (lambda r: r.update(seats=[]), "0 seats"),
-        (lambda r: r["seats"][0].update(winner="yes"), "winner"),
-        (lambda r: r["seats"][0].update(total=True), "total"),
-        (lambda r: r.update(finished_at="today"), "finished_at"),
+        (lambda r: r.ClearField("match_id"), "empty match_id"),
+        (lambda r: setattr(r, "preset", "poker"), "unknown preset"),
+        (lambda r: r.ClearField("seats"), "0 seats"),
+        (lambda r: setattr(r.seats[1], "seat", 5), "seats in order"),
+        (lambda r: setattr(r.seats[1], "bot_level", 99), "no bot level 99"),
     ],
 )
-def test_a_malformed_result_is_refused_with_a_reason(change, message) -> None:
-    data = json.loads(result([seat(0, "a", winner=True), seat(1, "b")]))
-    change(data)
+def test_a_result_this_service_cannot_apply_is_refused_with_a_reason(change, message) -> None:
+    """MatchResult (game.proto) fixes the types; what the types allow and the rating rules
+    cannot use is refused, saying what is wrong."""
+    message_ = result([seat(0, "a", winner=True), seat(1, "b")])
+    change(message_)
     with pytest.raises(BadResult, match=message):
-        Result.from_json(json.dumps(data))
-    with pytest.raises(BadResult, match="not JSON"):
-        Result.from_json(b"{")
+        Result.from_pb(message_)
 
 
 def test_synthetic_results_parse_and_cover_every_case() -> None:
     """The generated stream the exactly-once tests use holds every kind of seat and match."""
-    results = [Result.from_json(text) for text in synthetic_results(1000, seed=7)]
+    results = [Result.from_pb(message) for message in synthetic_results(1000, seed=7)]
     seats = [s for r in results for s in r.seats]
     assert {r.preset for r in results} == {"classic", "online", "ostfriesland", "colour"}
     assert {r.ranked for r in results} == {True, False}

@@ -2,12 +2,11 @@
 
 - The process, configured from the environment, applies what the engine published before it
   started, serves profiles, exposes its metrics, and on SIGTERM stops cleanly.
-- The engine's ``result_json`` of real matches played to the end with the rules core (colour in
-  teams with a seat that left, classic against bots) is what the service reads, and the synthetic
-  results the other tests use have exactly its shape.
+- The engine's ``match_result`` of real matches played to the end with the rules core (colour in
+  teams with a seat that left, classic against bots) is what the service reads: the
+  ``MatchResult`` contract of game.proto.
 """
 
-import json
 import random
 import signal
 import time
@@ -16,21 +15,24 @@ from pathlib import Path
 from subprocess import Popen
 
 import grpc
-import pytest
 import redis.asyncio
 
 from maumau.common.redis_server import EmbeddedRedis, free_port
-from maumau.engine.matches import due_seat, result_json
-from maumau.engine.store import RESULTS, MatchRecord
+from maumau.common.results import RESULTS_STREAM
+from maumau.engine.matches import due_seat, match_result
+from maumau.engine.store import MatchRecord
 from maumau.rating.synthetic import synthetic_results
 from maumau.rules import Match, Ruleset
-from maumau.v1 import rating_pb2, rating_pb2_grpc
+from maumau.v1 import game_pb2, rating_pb2, rating_pb2_grpc
+from maumau.wire import bot_level_from_pb
 from tests.rating.support import consumer, publish
 from tests.support.polling import eventually
 from tests.support.processes import kill_if_running, spawn, until_serving
 
 
-def finished(ruleset: str, players: list[str], bots: list[str], left: list[bool]) -> str:
+def finished(
+    ruleset: str, players: list[str], bots: list[str], left: list[bool]
+) -> game_pb2.MatchResult:
     """A match played to the end with random legal actions, as the engine reports it."""
     match, _ = Match.start(Ruleset.parse(ruleset), len(players), "seed")
     rng = random.Random(1)
@@ -56,41 +58,28 @@ def finished(ruleset: str, players: list[str], bots: list[str], left: list[bool]
         timeouts=[0] * seats,
         status="over",
     )
-    return result_json(record, match)
+    return match_result(record, match)
 
 
-def shape(value: object) -> object:
-    """The keys and value types of a result, nested."""
-    if isinstance(value, dict):
-        return {key: shape(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [shape(value[0])] if value and isinstance(value[0], dict) else "list"
-    return type(value).__name__
-
-
-async def test_the_engines_results_are_applied_and_the_synthetic_ones_match_their_shape(
-    client, store, stream
-):
+async def test_the_engines_results_are_applied(client, store, stream):
     """The colour pair with a seat that left: Dan gets no XP and no win; bot seats rate as
     their levels and gain no XP."""
     teams = finished(
         "colour teams=true", ["ann", "ben", "cat", "dan"], [""] * 4, [False, False, False, True]
     )
     bots = finished("classic target=0", ["eve", "", ""], ["", "random", "strong"], [False] * 3)
-    assert shape(json.loads(teams)) == shape(json.loads(synthetic_results(1)[0]))
     await publish(client, stream, [teams, bots])
     reader = consumer(client, store, stream, "contract")
     await reader.ensure_group()
     assert await reader.consume_new() == 2
 
-    for text in (teams, bots):
-        data = json.loads(text)
-        for seat in data["seats"]:
-            rated_id = seat["player_id"] or f"bot:{seat['bot_level']}"
+    for result in (teams, bots):
+        for seat in result.seats:
+            rated_id = seat.player_id or f"bot:{bot_level_from_pb(seat.bot_level)}"
             stats = await store.player(rated_id)
             assert stats is not None and stats.count("played") == 1
-            xp = 8 + 14 * seat["winner"] + 2 * seat["rounds_won"] + seat["specials"]
-            assert stats.count("xp") == (0 if seat["left"] or not seat["player_id"] else xp)
+            xp = 8 + 14 * seat.winner + 2 * seat.rounds_won + seat.specials
+            assert stats.count("xp") == (0 if seat.left or not seat.player_id else xp)
     dan = await store.player("dan")
     assert dan is not None and dan.count("left") == 1 and dan.count("won") == 0
 
@@ -110,10 +99,10 @@ def spawn_rating(port: int, metrics_port: int, redis_url: str, log: Path) -> Pop
 async def test_the_service_process_applies_serves_exposes_metrics_and_stops_on_sigterm(tmp_path):
     with EmbeddedRedis(tmp_path / "redis") as server:
         direct = redis.asyncio.Redis.from_url(server.url)
-        texts = synthetic_results(60, seed=2)
-        await publish(direct, RESULTS, texts)
+        results = synthetic_results(60, seed=2)
+        await publish(direct, RESULTS_STREAM, results)
         expected = sum(
-            any(s["bot_level"] == "strong" for s in json.loads(t)["seats"]) for t in texts
+            any(s.bot_level == game_pb2.BOT_LEVEL_STRONG for s in r.seats) for r in results
         )
         port, metrics_port = free_port(), free_port()
         log = tmp_path / "rating.log"
@@ -141,24 +130,7 @@ async def test_the_service_process_applies_serves_exposes_metrics_and_stops_on_s
             process.send_signal(signal.SIGTERM)
             assert process.wait(timeout=15) == 0, log.read_text()
             assert "shutting down" in log.read_text()
-            assert await direct.xinfo_consumers(RESULTS, "rating") == [], "left the group"
+            assert await direct.xinfo_consumers(RESULTS_STREAM, "rating") == [], "left the group"
         finally:
             kill_if_running(process)
             await direct.aclose()
-
-
-@pytest.mark.parametrize(
-    ("name", "value"),
-    [
-        ("MAUMAU_RATING_BATCH", "many"),
-        ("MAUMAU_RATING_BATCH", "5000"),
-        ("MAUMAU_RATING_CLAIM_IDLE_SECONDS", "-1"),
-    ],
-)
-def test_an_unusable_setting_stops_the_service_at_start_naming_it(name, value):
-    from maumau.common.config import ConfigError
-    from maumau.rating.__main__ import settings_from_env
-
-    with pytest.raises(ConfigError, match=name):
-        settings_from_env({name: value})
-    assert settings_from_env({}).batch == 100

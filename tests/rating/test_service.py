@@ -10,8 +10,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from maumau.common.config import ServiceConfig
-from maumau.players.directory import PlayerDirectory
-from maumau.rating.app import RatingApp, RatingSettings
+from maumau.common.players import PlayerDirectory
+from maumau.rating.app import RatingApp
+from maumau.rating.settings import Settings
 from maumau.rating.synthetic import synthetic_results
 from maumau.v1 import rating_pb2, rating_pb2_grpc
 from tests.rating.support import JANUARY_2025, publish, result, seat
@@ -266,8 +267,8 @@ async def test_stopping_finishes_the_batch_in_hand_and_leaves_nothing_pending(
     config = ServiceConfig(host="127.0.0.1", port=0, metrics_port=0)
 
     async def replica(name: str) -> RatingApp:
-        settings = RatingSettings(consumer=name, stream=stream, tag=tag, block_seconds=0.05)
-        app = RatingApp(client, config, settings)
+        settings = Settings(consumer=name, block_seconds=0.05)
+        app = RatingApp(client, config, settings, stream=stream, tag=tag)
         await app.start()
         return app
 

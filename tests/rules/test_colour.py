@@ -3,6 +3,7 @@
 Positions are built with ``Match.from_setup``; seat 0 is to move unless a test says otherwise.
 """
 
+import functools
 from collections import Counter
 
 import pytest
@@ -15,9 +16,8 @@ from maumau.rules import (
     card_points,
     colour_deck,
     parse_action,
-    parse_cards,
 )
-from tests.rules.support import act, dealt_where, named, refused
+from tests.rules.support import act, dealt_where, hand, legal, named, position, refused
 
 COL = Ruleset.create("colour")
 TEAMS = Ruleset.create("colour", {"teams": True})
@@ -25,23 +25,7 @@ SPARE = "B0 B1 B2 B3 B4 B5 B6 B7 B8 B9"
 """Draw pile cards for positions where penalty cards are taken."""
 
 
-def setup(*hands: str, top: str, draw: str = SPARE, ruleset: Ruleset = COL, **kw: object) -> Match:
-    """A round with ``hands`` dealt, ``top`` as discard pile (top card last), ``draw`` top first."""
-    return Match.from_setup(
-        ruleset,
-        hands=[parse_cards(hand) for hand in hands],
-        draw_pile=parse_cards(draw),
-        discard=parse_cards(top),
-        **kw,  # type: ignore[arg-type]
-    )
-
-
-def legal(match: Match, seat: int) -> set[str]:
-    return {action.text for action in match.legal_actions(seat)}
-
-
-def hand(match: Match, seat: int) -> str:
-    return " ".join(card.text for card in match.hands[seat])
+setup = functools.partial(position, ruleset=COL, draw=SPARE)
 
 
 # ------------------------------------------------------------------ deck, deal, seats, teams
@@ -126,6 +110,25 @@ def test_reverse_changes_the_direction_of_play() -> None:
     two = setup("Rrev R1", "G1 G2", top="R5")
     act(two, 0, "Rrev")
     assert (two.direction, two.turn) == (-1, 1)
+
+
+def test_a_second_reverse_turns_play_back() -> None:
+    """Rule text 003: every reverse turns the direction round, so a second one restores it."""
+    match = setup("Rrev R1", "G1 G2", "Rrev R3", top="R5")
+    act(match, 0, "Rrev")
+    assert (match.view(None).direction, match.view(None).turn) == (-1, 2)
+    events = act(match, 2, "Rrev")
+    assert named(events, "DirectionChanged")[0].direction == 1
+    assert (match.view(None).direction, match.view(None).turn) == (1, 0)
+
+
+def test_a_skip_at_two_seats_lets_the_same_seat_play_again() -> None:
+    """Rule text 003: the skip passes over the next player, at a table of two the only other one."""
+    match = setup("Rskip R1 R2", "G1 G2", top="R5")
+    events = act(match, 0, "Rskip")
+    assert [event.seat for event in named(events, "Skipped")] == [1]
+    assert match.view(None).turn == 0
+    assert "R1" in legal(match, 0)
 
 
 def test_draw_two_makes_the_next_seat_draw_two_and_lose_its_turn() -> None:
@@ -214,6 +217,17 @@ def test_a_caught_bluff_costs_the_bluffer_four_cards() -> None:
     assert (match.turn, match.pending, match.wished) == (1, "", "R")
     act(match, 1, "R9")
     assert match.turn == 2
+
+
+def test_a_held_plain_wild_makes_a_draw_four_a_bluff() -> None:
+    """Rule text 003: a plain wild goes on anything, so holding one while playing a draw-4 is a
+    bluff, even when no card of the hand matches the colour."""
+    match = setup("W+4 W G1", "B2 R9", "R3", top="Y5")
+    act(match, 0, "W+4:R")
+    events = act(match, 1, "challenge")
+    assert named(events, "Challenged")[0].bluff is True
+    assert hand(match, 0) == "W G1 B0 B1 B2 B3"
+    assert match.view(None).turn == 1
 
 
 def test_challenge_only_a_draw_four() -> None:
@@ -308,6 +322,30 @@ def test_last_may_be_pressed_before_playing_a_drawn_second_to_last_card() -> Non
     act(match, 0, "call:last")
     act(match, 0, "G7")
     assert refused(match, 1, "catch:0") == "catch_not_allowed"
+
+
+def test_taking_cards_undoes_a_last_call() -> None:
+    """Rule text 003: 'last' announces a last card; a seat that then takes cards must press it
+    again when it is down to one card once more, or be caught."""
+    match = setup("R+2 R1 R2", "G5", "R3 R4", top="R6")
+    act(match, 1, "call:last")
+    assert match.view(None).declared_last == (1,)
+    act(match, 0, "R+2")
+    act(match, 1, "accept")
+    assert match.view(None).declared_last == ()
+    assert "call:last" not in legal(match, 1)
+
+
+def test_keeping_a_drawn_card_with_two_in_hand_undoes_a_last_call() -> None:
+    """Rule text 003: 'last' pressed before playing a drawn second-to-last card lapses when the
+    card is kept instead: the seat holds two cards again."""
+    match = setup("R5", "G2 G3", top="G4", draw="G7")
+    act(match, 0, "draw")
+    act(match, 0, "call:last")
+    assert match.view(None).declared_last == (0,)
+    act(match, 0, "pass")
+    assert match.view(None).declared_last == ()
+    assert match.view(None).hand_sizes[0] == 2
 
 
 # ------------------------------------------------------------------ scoring and the match

@@ -1,5 +1,7 @@
 """The online room game (preset 'online', rule text 001), one test per rule."""
 
+import functools
+
 import pytest
 
 from maumau.rules import (
@@ -11,26 +13,13 @@ from maumau.rules import (
     IllegalAction,
     Match,
     Ruleset,
-    parse_action,
     parse_cards,
     translate,
 )
-from tests.rules.support import act, named, refused
+from tests.rules.support import act, cards_in_play, legal, named, position, refused
 
-
-def setup(hands, discard, draw="", options=None, **kw):
-    """An online position: hands and piles written as card texts (discard top last)."""
-    return Match.from_setup(
-        Ruleset.create("online", options),
-        hands=[parse_cards(hand) for hand in hands],
-        draw_pile=parse_cards(draw),
-        discard=parse_cards(discard),
-        **kw,
-    )
-
-
-def legal(match, seat, text):
-    return parse_action(text) in match.legal_actions(seat)
+ONLINE = Ruleset.create("online")
+setup = functools.partial(position, ruleset=ONLINE)
 
 
 def new_match_with_starter(rank):
@@ -71,10 +60,10 @@ def test_other_table_sizes_are_refused(seats):
 def test_same_suit_or_same_rank_fits():
     """Rule text 001: a card fits when it has the top card's suit or rank (on 9H: any heart
     or any 9)."""
-    match = setup(["9C KH QS", "8D 10D"], "9H")
-    assert legal(match, 0, "9C")
-    assert legal(match, 0, "KH")
-    assert not legal(match, 0, "QS")
+    match = setup("9C KH QS", "8D 10D", top="9H")
+    assert "9C" in legal(match, 0)
+    assert "KH" in legal(match, 0)
+    assert "QS" not in legal(match, 0)
     assert refused(match, 0, "QS") == "card_does_not_match"
 
     act(match, 0, "KH")
@@ -88,7 +77,7 @@ def test_same_suit_or_same_rank_fits():
 
 def test_seven_makes_the_next_seat_take_two_which_ends_its_turn():
     """Rule text 001: a 7 asks two cards of the next seat; taking them ends its turn."""
-    match = setup(["7H 9C KC", "8D 10D QD", "AS KS"], "9H", draw="KD QC JC")
+    match = setup("7H 9C KC", "8D 10D QD", "AS KS", top="9H", draw="KD QC JC")
     act(match, 0, "7H")
     assert (match.pending, match.pending_count) == ("draw", 2)
     assert ACCEPT in match.legal_actions(1)
@@ -102,7 +91,7 @@ def test_seven_makes_the_next_seat_take_two_which_ends_its_turn():
 
 def test_sevens_stack_two_cards_each():
     """Rule text 001: a further 7 lengthens the penalty by two cards for the seat after."""
-    match = setup(["7H 9C KC", "7D 10D QD", "AS KS"], "9H", draw="KD QC JC 10C 9D")
+    match = setup("7H 9C KC", "7D 10D QD", "AS KS", top="9H", draw="KD QC JC 10C 9D")
     act(match, 0, "7H")
 
     act(match, 1, "7D")
@@ -115,10 +104,10 @@ def test_sevens_stack_two_cards_each():
 
 def test_only_a_seven_or_taking_the_cards_answers_a_seven():
     """Rule text 001: on pending 7s a plain card is a mistake; play a 7 or take them all."""
-    match = setup(["9H 7S JD 10D", "8D QD"], "7H", pending="draw", pending_count=4)
-    assert legal(match, 0, "7S")
+    match = setup("9H 7S JD 10D", "8D QD", top="7H", pending="draw", pending_count=4)
+    assert "7S" in legal(match, 0)
     assert ACCEPT in match.legal_actions(0)
-    assert not legal(match, 0, "9H")
+    assert "9H" not in legal(match, 0)
     assert DRAW not in match.legal_actions(0)
     assert refused(match, 0, "9H") == "draw_pending"
     assert refused(match, 0, "JD:S") == "draw_pending"
@@ -127,7 +116,7 @@ def test_only_a_seven_or_taking_the_cards_answers_a_seven():
 
 def test_eight_skips_the_next_seat():
     """Rule text 001: an 8 skips the next person."""
-    match = setup(["8H 9C KC", "8D 10D", "AS KS"], "9H")
+    match = setup("8H 9C KC", "8D 10D", "AS KS", top="9H")
 
     events = act(match, 0, "8H")
 
@@ -137,8 +126,8 @@ def test_eight_skips_the_next_seat():
 
 def test_jack_wishes_a_suit():
     """Rule text 001: a Jack is played with the suit it wishes, which the next seat serves."""
-    match = setup(["JC 9C KC", "8D 10S"], "9H")
-    assert legal(match, 0, "JC:S")
+    match = setup("JC 9C KC", "8D 10S", top="9H")
+    assert "JC:S" in legal(match, 0)
     assert refused(match, 0, "JC") == "wish_needed"
 
     act(match, 0, "JC:S")
@@ -150,10 +139,10 @@ def test_jack_wishes_a_suit():
 
 def test_jack_never_goes_on_a_jack():
     """Rule text 001: a Jack may not be laid on a Jack."""
-    match = setup(["JD 9S", "8D 10D"], "9H JC", wished="S")
-    assert not legal(match, 0, "JD:H")
+    match = setup("JD 9S", "8D 10D", top="9H JC", wished="S")
+    assert "JD:H" not in legal(match, 0)
     assert refused(match, 0, "JD:H") == "jack_on_jack"
-    assert legal(match, 0, "9S")
+    assert "9S" in legal(match, 0)
 
 
 # ------------------------------------------------------------------ drawing
@@ -161,7 +150,7 @@ def test_jack_never_goes_on_a_jack():
 
 def test_a_seat_may_draw_even_when_a_card_fits():
     """Rule text 001: drawing is allowed at any turn, not only when nothing fits."""
-    match = setup(["9C KH", "8D 10D"], "9H", draw="QS")
+    match = setup("9C KH", "8D 10D", top="9H", draw="QS")
     assert DRAW in match.legal_actions(0)
 
     act(match, 0, "draw")
@@ -171,12 +160,12 @@ def test_a_seat_may_draw_even_when_a_card_fits():
 
 def test_after_drawing_only_the_drawn_card_may_be_played():
     """Rule text 001: after drawing only the card just drawn may be played, or the seat passes."""
-    match = setup(["9C KH", "8D 10D"], "9H", draw="QH")
+    match = setup("9C KH", "8D 10D", top="9H", draw="QH")
     act(match, 0, "draw")
     assert match.phase == "drawn"
-    assert legal(match, 0, "QH")
+    assert "QH" in legal(match, 0)
     assert PASS in match.legal_actions(0)
-    assert not legal(match, 0, "KH")
+    assert "KH" not in legal(match, 0)
     assert refused(match, 0, "KH") == "only_drawn_card"
     assert refused(match, 0, "draw") == "only_drawn_card"
 
@@ -188,7 +177,7 @@ def test_after_drawing_only_the_drawn_card_may_be_played():
 
 def test_the_drawn_card_may_be_kept_by_passing():
     """Rule text 001: instead of playing the fitting drawn card, the seat may pass."""
-    match = setup(["9C KH", "8D 10D"], "9H", draw="QH")
+    match = setup("9C KH", "8D 10D", top="9H", draw="QH")
     act(match, 0, "draw")
 
     events = act(match, 0, "pass")
@@ -200,7 +189,7 @@ def test_the_drawn_card_may_be_kept_by_passing():
 
 def test_a_drawn_card_that_does_not_fit_ends_the_turn():
     """Rule text 001: if the drawn card does not fit, the turn ends by itself."""
-    match = setup(["9C KH", "8D 10D"], "9H", draw="QS")
+    match = setup("9C KH", "8D 10D", top="9H", draw="QS")
 
     act(match, 0, "draw")
 
@@ -232,13 +221,13 @@ def test_a_jack_starter_names_no_suit():
     match = new_match_with_starter("J")
     assert match.phase == "play"
     assert match.wished is None
-    assert not legal(match, match.dealer, "suit:H")
+    assert "suit:H" not in legal(match, match.dealer)
     assert refused(match, match.dealer, "suit:H") == "starter_suit_not_due"
 
 
 def test_the_last_card_wins_at_once():
     """Rule text 001: whoever lays down the last card wins straight away, no call needed."""
-    match = setup(["9H", "8D 10D"], "9C")
+    match = setup("9H", "8D 10D", top="9C")
 
     events = act(match, 0, "9H")
 
@@ -252,14 +241,14 @@ def test_the_last_card_wins_at_once():
 @pytest.mark.parametrize(("hand", "play"), [("9H 9D", "9H!mau"), ("9H", "9H!maumau")])
 def test_calls_are_automatic_so_none_is_taken(hand, play):
     """Rule text 001: the online game announces Mau and Mau-Mau itself; a seat calls nothing."""
-    match = setup([hand, "8D 10D"], "9C")
+    match = setup(hand, "8D 10D", top="9C")
     assert refused(match, 0, play) == "call_not_due"
     assert refused(match, 0, "call:last") == "call_not_due"
 
 
 def test_no_penalty_for_a_forgotten_call():
     """Rule text 001: there is no penalty for forgetting to say Mau, so nobody can be caught."""
-    match = setup(["9H 9D", "8D 10D"], "9C", draw="KS QS")
+    match = setup("9H 9D", "8D 10D", top="9C", draw="KS QS")
     act(match, 0, "9H")
     assert len(match.hands[0]) == 1
     assert not any(type(a).__name__ == "Catch" for a in match.legal_actions(1))
@@ -271,20 +260,20 @@ def test_no_penalty_for_a_forgotten_call():
 
 def test_empty_draw_pile_is_refilled_from_the_discards():
     """Rule text 001: an empty draw pile is refilled with the discards under the top card."""
-    match = setup(["9C KC", "8D 10D"], "QS AS 10S 9H")
-    total = len(match.discard) + sum(len(hand) for hand in match.hands)
+    match = setup("9C KC", "8D 10D", top="QS AS 10S 9H")
+    before = cards_in_play(match)
 
     events = act(match, 0, "draw")
 
     assert named(events, "Reshuffled")[0].count == 3
-    assert match.discard == parse_cards("9H")
-    assert len(match.hands[0]) == 3
-    assert len(match.draw_pile) + len(match.discard) + sum(map(len, match.hands)) == total
+    assert match.view(None).discard == tuple(parse_cards("9H"))
+    assert match.view(None).hand_sizes == (3, 2)
+    assert cards_in_play(match) == before
 
 
 def test_turn_passes_on_when_no_card_can_be_drawn():
     """Rule text 001: when not a single card can be drawn, play moves on to the next seat."""
-    match = setup(["9C KC", "8D 10D"], "9H")
+    match = setup("9C KC", "8D 10D", top="9H")
 
     events = act(match, 0, "draw")
 
@@ -293,9 +282,27 @@ def test_turn_passes_on_when_no_card_can_be_drawn():
     assert match.turn == 1
 
 
+def test_nothing_is_shuffled_when_the_discard_pile_holds_only_its_top_card():
+    """Rule text 001: with no discards under the top card there is nothing to shuffle: no
+    reshuffle is told, and the next real one deals the same order as in a match that never
+    tried (the shuffle's seed moved on only for a real reshuffle)."""
+    match = setup("QH KD 9S", "QC KH AD 10S", top="9C", seed="order")
+
+    events = act(match, 0, "draw")
+
+    assert named(events, "Reshuffled") == []
+    assert [(e.seat, e.count) for e in named(events, "Drew")] == [(0, 0)]
+    for seat, card in ((1, "QC"), (0, "QH"), (1, "KH"), (0, "KD"), (1, "AD")):
+        act(match, seat, card)
+    fresh = setup("9S", "10S", top="9C QC QH KH KD AD", seed="order")
+    drawn = [named(act(m, 0, "draw"), "Drew")[0].cards for m in (match, fresh)]
+    assert drawn[0] == drawn[1]
+    assert match.draw_pile == fresh.draw_pile
+
+
 def test_a_penalty_larger_than_the_piles_takes_what_there_is():
     """Rule text 001: taking the penalty of pending 7s with too few cards left takes them all."""
-    match = setup(["9C KC", "8D 10D"], "9D 7H", draw="KS", pending="draw", pending_count=6)
+    match = setup("9C KC", "8D 10D", top="9D 7H", draw="KS", pending="draw", pending_count=6)
 
     events = act(match, 0, "accept")
 
@@ -309,7 +316,7 @@ def test_a_penalty_larger_than_the_piles_takes_what_there_is():
 
 def test_round_wins_are_counted_until_the_agreed_number():
     """Rule text 001: round wins are collected; with wins=2 the first win does not end it."""
-    match = setup(["9H", "8D 10D"], "9C", options={"wins": 2})
+    match = setup("9H", "8D 10D", top="9C", ruleset=Ruleset.create("online", {"wins": 2}))
 
     events = act(match, 0, "9H")
 
@@ -346,7 +353,7 @@ def test_only_the_wins_option_is_offered(options, name):
 
 def test_jack_on_jack_message_reads_as_a_rule_in_both_languages():
     """Rule text 001: the refusal of a Jack on a Jack says so, in English and in German."""
-    match = setup(["JD 9S", "8D 10D"], "JC", wished="S")
+    match = setup("JD 9S", "8D 10D", top="JC", wished="S")
     with pytest.raises(IllegalAction) as err:
         act(match, 0, "JD:H")
     message = str(err.value)
@@ -358,7 +365,7 @@ def test_jack_on_jack_message_reads_as_a_rule_in_both_languages():
 
 def test_only_drawn_card_message_names_the_card():
     """Rule text 001: the refusal after drawing names the drawn card and the way out (pass)."""
-    match = setup(["9C KH", "8D 10D"], "9H", draw="QH")
+    match = setup("9C KH", "8D 10D", top="9H", draw="QH")
     act(match, 0, "draw")
     with pytest.raises(IllegalAction) as err:
         act(match, 0, "KH")

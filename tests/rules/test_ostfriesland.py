@@ -3,6 +3,7 @@
 Positions are built with ``Match.from_setup``; seat 0 is to move unless a test says otherwise.
 """
 
+import functools
 from collections import Counter
 from collections.abc import Callable
 
@@ -20,28 +21,12 @@ from maumau.rules import (
     parse_action,
     parse_cards,
 )
-from tests.rules.support import act, dealt_where, named, refused
+from tests.rules.support import act, dealt_where, hand, legal, named, position, refused
 
 OST = Ruleset.create("ostfriesland")
 
 
-def setup(*hands: str, top: str, draw: str = "", ruleset: Ruleset = OST, **kw: object) -> Match:
-    """A round with ``hands`` dealt, ``top`` as discard pile (top card last), ``draw`` top first."""
-    return Match.from_setup(
-        ruleset,
-        hands=[parse_cards(hand) for hand in hands],
-        draw_pile=parse_cards(draw),
-        discard=parse_cards(top),
-        **kw,  # type: ignore[arg-type]
-    )
-
-
-def legal(match: Match, seat: int) -> set[str]:
-    return {action.text for action in match.legal_actions(seat)}
-
-
-def hand(match: Match, seat: int) -> str:
-    return " ".join(card.text for card in match.hands[seat])
+setup = functools.partial(position, ruleset=OST)
 
 
 # ------------------------------------------------------------------ table and deal

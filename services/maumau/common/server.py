@@ -1,8 +1,9 @@
 """The one gRPC bootstrap every service uses: health, reflection, metrics, errors, shutdown.
 
-`create_server()` builds and binds the server (port 0 in tests) without starting it; `serve()`
-runs it until SIGTERM or SIGINT, then drains it. Health says SERVING only while Redis answers,
-because a replica that cannot reach Redis cannot serve any match.
+`create_server()` builds and binds the server (port 0 in tests) without starting it;
+``maumau.common.lifecycle`` runs it with the service's workers until SIGTERM or SIGINT. Health
+says SERVING only while Redis answers, because a replica that cannot reach Redis cannot serve any
+match.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import asyncio
 import contextlib
 import inspect
 import logging
-import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
@@ -19,8 +19,9 @@ from wsgiref.simple_server import WSGIServer
 
 import grpc
 import prometheus_client
+from google.protobuf import descriptor_pb2, descriptor_pool
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
 from maumau.common import errors
 from maumau.common.config import ServiceConfig
@@ -88,21 +89,23 @@ class ServiceServer:
         self._stopping.set()
         await self.health.enter_graceful_shutdown()
         if self._watcher is not None:
-            # The watcher ends at its next look at _stopping; it is not cancelled, because
-            # Python 3.11's wait_for can swallow a cancellation that meets a finishing probe.
+            # The watcher ends at its next look at _stopping, rather than being cancelled
+            # between a probe and setting the health it found.
             await self._watcher
         await self.server.stop(self.config.grace_seconds if grace is None else grace)
 
     async def _watch(self) -> None:
         while not self._stopping.is_set():
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), self.config.health_interval_seconds)
+                async with asyncio.timeout(self.config.health_interval_seconds):
+                    await self._stopping.wait()
             if not self._stopping.is_set():
                 await self._check()
 
     async def _check(self) -> None:
         try:
-            await asyncio.wait_for(self._probe(), self.config.health_interval_seconds)
+            async with asyncio.timeout(self.config.health_interval_seconds):
+                await self._probe()
         except Exception as error:
             if self._serving is not False:
                 log.warning("health probe failed (%r): NOT_SERVING", error)
@@ -135,10 +138,56 @@ def create_server(
     port = server.add_insecure_port(f"{host}:{config.port}")
     built = ServiceServer(server, port, config, tuple(services), probe)
     health_pb2_grpc.add_HealthServicer_to_server(built.health, server)
-    reflection.enable_server_reflection(
-        (*services, health.SERVICE_NAME, reflection.SERVICE_NAME), server
-    )
+    enable_reflection((*services, health.SERVICE_NAME), server)
     return built
+
+
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+"""The reflection service's current name; grpcio-reflection serves only ``v1alpha``, whose
+messages are the same on the wire, so one servicer answers both (current grpcurl asks for v1
+first, older tools for v1alpha)."""
+
+
+def enable_reflection(service_names: tuple[str, ...], server: grpc.aio.Server) -> None:
+    """Serve reflection as ``grpc.reflection.v1`` and ``v1alpha`` for ``service_names``."""
+    names = (*service_names, reflection.SERVICE_NAME, REFLECTION_V1)
+    _register_reflection_v1_descriptor()
+    servicer = reflection.aio.ReflectionServicer(names)
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
+    handler = grpc.method_handlers_generic_handler(
+        REFLECTION_V1,
+        {
+            "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
+                servicer.ServerReflectionInfo,
+                request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+                response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+            )
+        },
+    )
+    server.add_generic_rpc_handlers((handler,))
+
+
+def _register_reflection_v1_descriptor() -> None:
+    """Add ``grpc/reflection/v1/reflection.proto`` to the default descriptor pool (the v1alpha
+    file with its package renamed), so reflection can describe the v1 service too."""
+    pool = descriptor_pool.Default()
+    with contextlib.suppress(KeyError):
+        pool.FindFileByName("grpc/reflection/v1/reflection.proto")
+        return
+    file = descriptor_pb2.FileDescriptorProto()
+    reflection_pb2.DESCRIPTOR.CopyToProto(file)
+    old, new = f".{file.package}.", ".grpc.reflection.v1."
+    file.name, file.package = "grpc/reflection/v1/reflection.proto", "grpc.reflection.v1"
+    file.ClearField("options")
+    for message in file.message_type:
+        for field in message.field:
+            if field.HasField("type_name"):
+                field.type_name = field.type_name.replace(old, new)
+    for service in file.service:
+        for method in service.method:
+            method.input_type = method.input_type.replace(old, new)
+            method.output_type = method.output_type.replace(old, new)
+    pool.AddSerializedFile(file.SerializeToString())
 
 
 def start_metrics_server(port: int, host: str) -> WSGIServer:
@@ -146,39 +195,6 @@ def start_metrics_server(port: int, host: str) -> WSGIServer:
     (read it from `.server_port`); `.shutdown()` stops it."""
     http_server, _thread = prometheus_client.start_http_server(port, addr=host)
     return http_server
-
-
-async def serve(
-    server: ServiceServer,
-    start: Callable[[], Awaitable[None]] | None = None,
-    stop: Callable[[], Awaitable[None]] | None = None,
-) -> None:
-    """Run `server` and its metrics endpoint until SIGTERM or SIGINT, then shut down gracefully:
-    health NOT_SERVING first, in-flight calls finish within the grace period. A service with
-    background work of its own passes `start` and `stop` that wrap the server's."""
-    config = server.config
-    metrics = start_metrics_server(config.metrics_port, config.host)
-    loop = asyncio.get_running_loop()
-    stopping = asyncio.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stopping.set)
-    try:
-        await (start or server.start)()
-        log.info(
-            "%s listening on %s:%d, metrics on port %d",
-            ", ".join(server.service_names) or "server",
-            config.host,
-            server.port,
-            metrics.server_port,
-        )
-        await stopping.wait()
-        log.info("shutting down: finishing in-flight calls for up to %s s", config.grace_seconds)
-    finally:
-        await (stop or server.stop)()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.remove_signal_handler(signum)
-        await asyncio.to_thread(metrics.shutdown)
-        metrics.server_close()
 
 
 class _CallInterceptor(grpc.aio.ServerInterceptor):

@@ -18,8 +18,8 @@ from maumau.common.errors import ServiceError
 from maumau.engine.store import MatchRecord, Status
 from maumau.rules import Match, Ruleset
 from maumau.v1 import game_pb2
+from maumau.wire import BOT_LEVELS
 
-BOT_LEVELS = ("random", "heuristic", "strong")
 MAX_TURN_SECONDS = 3600
 MAX_NONCE_CHARS = 256
 STAND_IN_BOT = "random"
@@ -54,20 +54,17 @@ class Table:
     auto_start: bool = False
 
 
-def check_seats(ruleset: Ruleset, seats: int) -> None:
-    """Refuse a seat count the ruleset cannot be played with (a rules-core error)."""
-    Match.new(ruleset, seats, "validate")
-
-
 def new_match(
     match_id: str, table: Table, server_seed: str, now: float, default_max_timeouts: int
 ) -> MatchRecord:
     """The record of a new match with its bot seats taken and every other seat free."""
-    check_seats(table.ruleset, table.seats)
+    table.ruleset.check_seats(table.seats)
     bots = [""] * table.seats
     for seat, level in table.bots.items():
         if not 0 <= seat < table.seats:
             raise invalid(f"bot seat {seat} is not a seat of this {table.seats}-seat table")
+        if not level:
+            raise invalid(f"bot seat {seat} names no level: choose one of {', '.join(BOT_LEVELS)}")
         if level not in BOT_LEVELS:
             raise invalid(f"bot level {level!r}: choose one of {', '.join(BOT_LEVELS)}")
         bots[seat] = level

@@ -8,7 +8,6 @@ on a lost race read again and recompute. So two replicas never lose or double a 
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -42,6 +41,11 @@ MATCHES_STARTED = prometheus_client.Counter("engine_matches_started_total", "Mat
 MATCHES_FINISHED = prometheus_client.Counter("engine_matches_finished_total", "Matches over.")
 MATCHES_ACTIVE = prometheus_client.Gauge(
     "engine_matches_active", "Matches being played, as counted in Redis."
+)
+DEADLINE_OVERDUE = prometheus_client.Gauge(
+    "engine_deadline_overdue_seconds",
+    "How long the earliest deadline (turn timer, bot move) is past due, as seen in Redis: "
+    "above a lease, the matches behind it stand still longer than their timers allow.",
 )
 
 
@@ -150,7 +154,7 @@ def seat_info(record: MatchRecord) -> list[game_pb2.SeatInfo]:
             seat=s,
             player_id=record.players[s],
             name=record.names[s],
-            bot_level=record.bots[s],
+            bot_level=wire.bot_level_to_pb(record.bots[s]),
             left=record.left[s],
         )
         for s in range(record.seats)
@@ -322,7 +326,7 @@ class Matches:
         """Hand the result to the rating service (again after a crash: it is idempotent)."""
         match = Match.from_bytes(state)
         await self.store.publish_result(
-            record.match_id, result_json(record, match), self.settings.retention_seconds
+            match_result(record, match), self.settings.retention_seconds
         )
         await self.store.clear_deadline(record.match_id)
 
@@ -426,34 +430,32 @@ def bot_seat(record: MatchRecord, match: Match) -> int | None:
     return None
 
 
-def result_json(record: MatchRecord, match: Match) -> str:
-    """The finished match as the rating service reads it from the results stream."""
+def match_result(record: MatchRecord, match: Match) -> game_pb2.MatchResult:
+    """The finished match as the results stream carries it (the contract: ``MatchResult``)."""
     outcome = match.outcome
-    return json.dumps(
-        {
-            "match_id": record.match_id,
-            "ruleset": record.ruleset,
-            "preset": match.ruleset.preset,
-            "ranked": record.ranked,
-            "teams": match.ruleset.teams,
-            "seats": [
-                {
-                    "seat": s,
-                    "player_id": record.players[s],
-                    "bot_level": record.bots[s] if not record.players[s] else "",
-                    "left": record.left[s],
-                    "team": match.team_of(s)[0],
-                    "total": match.totals[s],
-                    "rounds_won": match.round_wins[s],
-                    "specials": match.specials[s],
-                    "winner": outcome is not None and s in outcome.winners,
-                }
-                for s in range(record.seats)
-            ],
-            "winners": list(outcome.winners) if outcome else [],
-            "reason": outcome.reason if outcome else "",
-            "rounds": match.round,
-            "finished_at": time.time(),
-        },
-        separators=(",", ":"),
+    winners = outcome.winners if outcome else ()
+    return game_pb2.MatchResult(
+        match_id=record.match_id,
+        ruleset=record.ruleset,
+        preset=match.ruleset.preset,
+        ranked=record.ranked,
+        teams=match.ruleset.teams,
+        seats=[
+            game_pb2.MatchResult.Seat(
+                seat=s,
+                player_id=record.players[s],
+                bot_level=wire.bot_level_to_pb(record.bots[s] if not record.players[s] else ""),
+                left=record.left[s],
+                team=match.team_of(s)[0],
+                total=match.totals[s],
+                rounds_won=match.round_wins[s],
+                specials=match.specials[s],
+                winner=s in winners,
+            )
+            for s in range(record.seats)
+        ],
+        winners=winners,
+        reason=outcome.reason if outcome else "",
+        rounds=match.round,
+        finished_at=time.time(),
     )

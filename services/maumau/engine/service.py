@@ -12,11 +12,11 @@ import prometheus_client
 
 from maumau import fairness, wire
 from maumau.common import tokens
+from maumau.common.players import PlayerDirectory
 from maumau.common.tokens import bearer
 from maumau.engine import lobby
 from maumau.engine.matches import Change, Matches, dealt, info, seat_info, seated
 from maumau.engine.store import Status, Stored
-from maumau.players.directory import PlayerDirectory
 from maumau.rules import Match
 from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 
@@ -55,6 +55,13 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             except tokens.TokenError:
                 raise refused from None  # a player token is what a person is asked for
 
+    @staticmethod
+    def _bot_level(seat: int, level: int) -> str:
+        try:
+            return wire.bot_level_from_pb(level)
+        except ValueError as error:
+            raise lobby.invalid(str(error)) from None
+
     def _seat_token(self, match_id: str, seat: int, player_id: str) -> str:
         return tokens.issue_seat_token(self.secret, match_id, seat, player_id)
 
@@ -70,7 +77,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         table = lobby.Table(
             ruleset=wire.ruleset_from_pb(request.ruleset),
             seats=request.seats,
-            bots=dict(request.bots),
+            bots={seat: self._bot_level(seat, level) for seat, level in request.bots.items()},
             ranked=request.ranked,
             turn_seconds=request.turn_seconds,
             max_timeouts=request.max_timeouts,

@@ -9,9 +9,9 @@ slot and the move script touches one slot only:
 - ``match:{id}:answered`` list: the request keys kept, oldest first
 - ``match:{id}:published`` set once the result went to the results stream
 
-Global keys: ``engine:deadlines`` (sorted set: match id -> due time), ``engine:results`` (stream
-read by the rating service), ``engine:active`` (set of matches being played),
-``player:{id}:matches`` (sorted set, newest last).
+Global keys: ``engine:deadlines`` (sorted set: match id -> due time), the results stream (its
+name and entries are the ``MatchResult`` contract in game.proto), ``engine:active`` (set of
+matches being played), ``player:{id}:matches`` (sorted set, newest last).
 """
 
 from __future__ import annotations
@@ -24,8 +24,11 @@ from typing import Any, Literal, cast
 import redis.asyncio as redis
 from redis.exceptions import NoScriptError
 
+from maumau.common.results import RESULTS_STREAM, result_entry
+from maumau.v1 import game_pb2
+
 DEADLINES = "engine:deadlines"
-RESULTS = "engine:results"
+RESULTS = RESULTS_STREAM
 ACTIVE = "engine:active"
 
 KEPT_ANSWERS = 64
@@ -253,13 +256,13 @@ class MatchStore:
         due: list[bytes] = await self._claim(keys=[DEADLINES], args=[now, lease_seconds, limit])
         return [member.decode() for member in due]
 
-    async def publish_result(self, match_id: str, result: str, retention_seconds: int) -> None:
-        """Append a finished match's result for the rating service, once per match as far as
-        this store knows (the rating service is idempotent by match id for the rest)."""
-        marker = f"{match_key(match_id)}:published"
+    async def publish_result(self, result: game_pb2.MatchResult, retention_seconds: int) -> None:
+        """Append a finished match's result to the results stream, once per match as far as
+        this store knows (its readers are idempotent by match id for the rest)."""
+        marker = f"{match_key(result.match_id)}:published"
         if await self.redis.exists(marker):
             return
-        await self.redis.xadd(RESULTS, {"match_id": match_id, "result": result})
+        await self.redis.xadd(RESULTS_STREAM, result_entry(result))  # type: ignore[arg-type]
         await self.redis.set(marker, 1, ex=retention_seconds or None)
 
     async def mark_active(self, match_id: str, active: bool) -> None:
@@ -272,6 +275,13 @@ class MatchStore:
     async def count_active(self) -> int:
         count: int = await self.redis.scard(ACTIVE)
         return count
+
+    async def earliest_deadline(self) -> float | None:
+        """The due time of the earliest deadline of any match (None: no deadline set)."""
+        first = cast(
+            list[tuple[bytes, float]], await self.redis.zrange(DEADLINES, 0, 0, withscores=True)
+        )
+        return first[0][1] if first else None
 
     async def index_player(self, player_id: str, match_id: str, at: float) -> None:
         await self.redis.zadd(f"player:{{{player_id}}}:matches", {match_id: at})

@@ -1,43 +1,9 @@
-"""``python -m maumau.matchmaking``: one matchmaker replica, configured from the environment.
+"""``python -m maumau.matchmaking``: one matchmaker replica; its variables are
+:class:`maumau.matchmaking.settings.Settings`."""
 
-MAUMAU_MATCHMAKING_HOST/PORT/METRICS_PORT/GRACE_SECONDS (see maumau.common.config), REDIS_URL
-(unset: an embedded redis-server in MAUMAU_DATA_DIR), MAUMAU_TOKEN_SECRET (the engine's), and the
-table-forming settings of :class:`maumau.matchmaking.settings.Settings`, e.g.
-MAUMAU_MATCHMAKING_ENGINE_ADDRESS (default 127.0.0.1:50051). A setting that is set but unusable
-stops the service at start, with exit status 2 and a message naming it.
-"""
-
-from __future__ import annotations
-
-import asyncio
-import logging
-import sys
-
-from maumau.common.config import ConfigError, RedisConfig, ServiceConfig, TokenConfig
-from maumau.common.redis_server import open_redis
-from maumau.common.server import serve
-from maumau.matchmaking.app import MatchmakingApp
+from maumau.common.lifecycle import run_service
+from maumau.matchmaking.app import build
 from maumau.matchmaking.settings import Settings
 
-
-async def main(
-    config: ServiceConfig, settings: Settings, secret: bytes, redis: RedisConfig
-) -> None:
-    async with open_redis(redis) as client:
-        app = MatchmakingApp(client, config, secret, settings)
-        await serve(app.server, app.start, app.stop)
-
-
 if __name__ == "__main__":
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    try:
-        configured = (
-            ServiceConfig.for_service("matchmaking"),
-            Settings.from_env(),
-            TokenConfig.from_env().secret,
-            RedisConfig.from_env(),
-        )
-    except ConfigError as error:
-        print(f"matchmaking: {error}", file=sys.stderr)
-        sys.exit(2)
-    asyncio.run(main(*configured))
+    run_service(Settings, build)

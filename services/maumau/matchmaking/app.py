@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import secrets
 from functools import partial
 
@@ -11,17 +9,18 @@ import grpc
 import redis.asyncio as redis
 
 from maumau.common.config import ServiceConfig
+from maumau.common.lifecycle import Service
+from maumau.common.players import PlayerDirectory
 from maumau.common.redis_server import reconnecting
-from maumau.common.server import ServiceServer, create_server
+from maumau.common.server import create_server
 from maumau.matchmaking.notify import Notifier
 from maumau.matchmaking.queue import TicketQueue
 from maumau.matchmaking.ratings import RatingLookup, redis_ratings
-from maumau.matchmaking.rooms import Rooms
+from maumau.matchmaking.rooms import RoomResults, Rooms
 from maumau.matchmaking.service import MatchmakingService
 from maumau.matchmaking.settings import Settings
 from maumau.matchmaking.tables import Tables
 from maumau.matchmaking.worker import Former, Hooks
-from maumau.players.directory import PlayerDirectory
 from maumau.v1 import matchmaking_pb2_grpc
 
 
@@ -40,8 +39,9 @@ def waiting_pool(client: redis.Redis, size: int) -> redis.Redis:
     )
 
 
-class MatchmakingApp:
-    """One replica: start() serves gRPC, forms tables and follows results until stop()."""
+class MatchmakingApp(Service):
+    """One replica: start() serves gRPC, forms tables and follows results until stop(), which
+    finishes the tick in hand (its tables are created and seated) before the server drains."""
 
     def __init__(
         self,
@@ -83,43 +83,20 @@ class MatchmakingApp:
         service = MatchmakingService(
             self.queue, self.rooms, self.notifier, PlayerDirectory(client), secret, settings
         )
+        self.results = RoomResults(self.rooms, settings.results())
         register = partial(matchmaking_pb2_grpc.add_MatchmakingServicer_to_server, service)
-        self.server: ServiceServer = create_server(
-            {"maumau.v1.Matchmaking": register}, config, client.ping
-        )
-        self._stopping = asyncio.Event()
-        self._tasks: list[asyncio.Task[None]] = []
+        server = create_server({"maumau.v1.Matchmaking": register}, config, client.ping)
+        super().__init__(server, {"forming": self.former.run, "results": self.results.run})
 
-    @property
-    def port(self) -> int:
-        return self.server.port
-
-    async def start(self) -> None:
+    async def open(self) -> None:
         await self.notifier.start()
-        await self.server.start()
-        self._tasks = [
-            asyncio.create_task(self.former.run(self._stopping)),
-            asyncio.create_task(self.rooms.follow_results(self._stopping)),
-        ]
 
-    async def stop(self, grace: float | None = None) -> None:
-        """Finish the tick in hand (its tables are created and seated), then drain the server."""
-        self._stopping.set()
-        await asyncio.gather(*self._tasks)
-        await self.server.stop(grace)
+    async def close(self) -> None:
         await self.notifier.stop()
         await self.channel.close()
         await self.redis.aclose()
 
-    async def kill(self) -> None:
-        """Stop at once, mid-work, as a replica that dies does (for tests): claimed tickets
-        stay claimed until their lease runs out."""
-        self._stopping.set()
-        for task in self._tasks:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        await self.server.stop(0)
-        await self.notifier.stop()
-        await self.channel.close()
-        await self.redis.aclose()
+
+def build(settings: Settings, client: redis.Redis | None) -> MatchmakingApp:
+    assert client is not None, "the matchmaker's settings include Redis"
+    return MatchmakingApp(client, settings.server(), settings.secret(), settings)

@@ -22,15 +22,6 @@ log = logging.getLogger(__name__)
 CHANNEL = "mm:notify"
 
 
-async def wait(event: asyncio.Event, seconds: float) -> None:
-    """Wait until ``event`` is set, for at most ``seconds``. (Not ``asyncio.wait_for``: on
-    Python 3.11 it can swallow a cancellation that meets its timeout, and a loop around it then
-    runs on after its task was cancelled.)"""
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(seconds):
-            await event.wait()
-
-
 class Notifier:
     def __init__(self, client: redis.Redis) -> None:
         self.redis = client

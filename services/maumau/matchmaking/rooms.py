@@ -10,17 +10,17 @@ change; it expires ``room_ttl_seconds`` after its last change). Its life:
   commitments of the seeds it tried are kept, so a replica taking over a stalled start finds a
   match created before its creator died). ``mm:rooms:starting`` (sorted set: code -> lease end)
   lets any replica's sweep find stalled starts.
-- playing: ``match_id`` is on. The engine publishes each finished match on its results stream;
-  the matchmakers read it as the consumer group ``matchmaking`` (each result handled by one
-  replica, again by another if that one dies before acknowledging it), add the winners' seats to
-  the tally and start the next match with the same seats: starting again.
+- playing: ``match_id`` is on. The engine publishes each finished match on the results stream
+  (``MatchResult``); the matchmakers read it as the consumer group ``matchmaking``
+  (:class:`RoomResults`: each result handled by one replica, again by another if that one dies
+  before acknowledging it), add the winners' seats to the tally and start the next match with the
+  same seats: starting again.
 
 ``mm:room-match:{match_id}`` names the room of a match, for the results.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
@@ -29,16 +29,17 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, cast
+from typing import cast
 
 import grpc
 import prometheus_client
 import redis.asyncio as redis
-from redis.exceptions import ResponseError, WatchError
+from redis.exceptions import WatchError
 
 from maumau.common.errors import ServiceError
-from maumau.engine.store import RESULTS
-from maumau.matchmaking.notify import Notifier, wait
+from maumau.common.results import RESULTS_STREAM, BadEntry, read_result
+from maumau.common.streams import ConsumerSettings, StreamConsumer, StreamEntry
+from maumau.matchmaking.notify import Notifier
 from maumau.matchmaking.tables import MatchPlan, Tables, new_seed
 
 log = logging.getLogger(__name__)
@@ -48,7 +49,6 @@ CODE_LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ"
 CODE_LENGTH = 6
 STARTING = "mm:rooms:starting"
 GROUP = "matchmaking"
-RESULTS_POLL_SECONDS = 0.2
 OPEN, STARTING_STATUS, PLAYING = "open", "starting", "playing"
 
 ROOMS_CREATED = prometheus_client.Counter("matchmaking_rooms_created_total", "Rooms opened.")
@@ -319,43 +319,28 @@ class Rooms:
             if room.status != STARTING_STATUS:
                 await self.redis.zrem(STARTING, code)
 
-    # ---------------------------------------------------------------- results
 
-    async def follow_results(self, stopping: asyncio.Event) -> None:
-        """Read finished matches from the engine's results stream as the consumer group
-        ``matchmaking``; a room's finished match starts its next one."""
-        with contextlib.suppress(ResponseError):  # BUSYGROUP: made before
-            await self.redis.xgroup_create(RESULTS, GROUP, id="$", mkstream=True)
-        next_claim = 0.0
-        while not stopping.is_set():
+class RoomResults(StreamConsumer):
+    """The matchmakers' consumer group ``matchmaking`` on the results stream: a room's finished
+    match tallies its winners and starts the next one (once, whichever replica reads it)."""
+
+    def __init__(self, rooms: Rooms, settings: ConsumerSettings, stream: str = RESULTS_STREAM):
+        # A group made now starts at the stream's end: older results belong to no room's present.
+        super().__init__(rooms.redis, stream, GROUP, settings, start_at="$")
+        self.rooms = rooms
+
+    async def handle(self, entries: Sequence[StreamEntry]) -> None:
+        for entry in entries:
+            if not entry.fields:  # trimmed away meanwhile
+                continue
             try:
-                if time.monotonic() >= next_claim:  # results of a replica that died
-                    next_claim = time.monotonic() + 10
-                    reply: Any = await self.redis.xautoclaim(
-                        RESULTS, GROUP, self.replica, 30_000, "0-0", count=100
+                result = read_result(entry)
+            except BadEntry as error:
+                log.error("results entry skipped: %s", error)
+                continue
+            code = cast(bytes | None, await self.rooms.redis.get(room_match_key(result.match_id)))
+            if code is not None:
+                with contextlib.suppress(ServiceError):  # the room is gone
+                    await self.rooms.launch(
+                        code.decode(), finished=result.match_id, winners=list(result.winners)
                     )
-                    await self._handle(reply[1])
-                # Polled rather than blocking: a blocked read stalls a replica's shutdown.
-                streams: Any = await self.redis.xreadgroup(
-                    GROUP, self.replica, {RESULTS: ">"}, count=100
-                )
-                for _, entries in streams:
-                    await self._handle(entries)
-                if not streams:
-                    await wait(stopping, RESULTS_POLL_SECONDS)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("reading match results failed; trying again")
-                await wait(stopping, 0.5)
-
-    async def _handle(self, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
-        for entry_id, fields in entries:
-            if fields:  # an entry trimmed away meanwhile has none
-                match_id = fields[b"match_id"].decode()
-                code = cast(bytes | None, await self.redis.get(room_match_key(match_id)))
-                if code is not None:
-                    winners = json.loads(fields[b"result"])["winners"]
-                    with contextlib.suppress(ServiceError):  # the room is gone
-                        await self.launch(code.decode(), finished=match_id, winners=winners)
-            await self.redis.xack(RESULTS, GROUP, entry_id)

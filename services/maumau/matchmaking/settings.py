@@ -1,90 +1,124 @@
-"""The matchmaker's settings, from ``MAUMAU_MATCHMAKING_*`` environment variables.
+"""The matchmaker's settings: ``MAUMAU_MATCHMAKING_*``, Redis and the platform secret.
 
-A value that is set but unusable stops the service at start with a message naming it.
+Times are in seconds. A value that is set but unusable stops the service at start with a
+message naming it and what it accepts.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
-from dataclasses import dataclass, fields
-from typing import Any
+from typing import Literal
 
-from maumau.common.config import SERVICE_PORTS, ConfigError
-from maumau.engine.lobby import BOT_LEVELS
+from pydantic import Field
 
-PREFIX = "MAUMAU_MATCHMAKING_"
+from maumau.common.config import SERVICE_PORTS
+from maumau.common.settings import (
+    RedisSettings,
+    TokenSettings,
+    grpc_port,
+    metrics_port,
+    service_config,
+)
+from maumau.common.streams import ConsumerSettings
+
+PORTS = SERVICE_PORTS["matchmaking"]
+ENGINE = SERVICE_PORTS["engine"]
 
 
-@dataclass(frozen=True)
-class Settings:
-    """How tables form and how long things wait. Times are in seconds."""
+class Settings(RedisSettings, TokenSettings):
+    """How tables form and how long things wait."""
 
-    engine_address: str = f"127.0.0.1:{SERVICE_PORTS['engine'].grpc}"
-    """Where the engine answers (``ENGINE_ADDRESS``): a gRPC target, e.g. ``engine:50051``, or
-    ``ipv4:10.0.0.1:50051,10.0.0.2:50051``; calls go round robin over the addresses it names or
-    resolves to. Every table is created there."""
-    tick_seconds: float = 0.05
-    """How often a replica looks at the queues (``TICK_SECONDS``)."""
-    lease_seconds: float = 10.0
-    """How long claimed tickets belong to the replica forming their table; if it dies, another
-    replica takes them over after this (``LEASE_SECONDS``)."""
-    ticket_ttl_seconds: float = 300.0
-    """The longest a ticket searches before it expires (``TICKET_TTL_SECONDS``)."""
-    smaller_after_seconds: float = 20.0
-    """After this wait a ticket takes any of its table sizes, not only the preferred one."""
-    rating_window: float = 5.0
-    """Ranked: the largest rating spread at a table of tickets that have just queued."""
-    rating_widen_per_second: float = 0.5
-    """Ranked: how much the window grows per second a ticket waits."""
-    rating_max_window: float = 50.0
-    bot_level: str = "heuristic"
-    """The level of the bots that fill empty seats of queued tables (``BOT_LEVEL``)."""
-    turn_seconds: int = 60
-    """The turn timer of queued tables (``TURN_SECONDS``; 0: none): a player who walks away
-    is timed out and, after the engine's limit, played by a bot."""
-    batch: int = 2000
-    """The most waiting tickets of one queue looked at per tick, oldest first (``BATCH``)."""
-    create_concurrency: int = 64
-    """Tables created on the engine at once by one replica (``CREATE_CONCURRENCY``)."""
-    redis_connections: int = 200
-    """Connections to Redis per replica (``REDIS_CONNECTIONS``); calls beyond wait for one."""
-    follow_poll_seconds: float = 1.0
-    """How often a follow stream rereads its ticket or room without being notified."""
-    retention_seconds: float = 600.0
-    """How long a ticket stays readable after it ended (``RETENTION_SECONDS``)."""
-    room_ttl_seconds: float = 24 * 3600.0
-    """A room nobody touched for this long is gone (``ROOM_TTL_SECONDS``)."""
+    model_config = service_config("matchmaking")
 
-    def __post_init__(self) -> None:
-        if self.bot_level not in BOT_LEVELS:
-            raise ConfigError(
-                f"{PREFIX}BOT_LEVEL={self.bot_level!r}: choose one of {', '.join(BOT_LEVELS)}"
-            )
-        if not self.engine_address.strip():
-            raise ConfigError(f"{PREFIX}ENGINE_ADDRESS is empty: set host:port of the engine")
+    port: int = grpc_port(PORTS.grpc)
+    metrics_port: int = metrics_port(PORTS.metrics)
+    engine_address: str = Field(
+        f"127.0.0.1:{ENGINE.grpc}",
+        pattern=r"\S",
+        description="the engine tables are created on: a gRPC target, e.g. `engine:50051` or "
+        "`ipv4:10.0.0.1:50051,10.0.0.2:50051`; calls go round robin over what it names",
+        json_schema_extra={"accepted": "a gRPC target, not blank"},
+    )
+    tick_seconds: float = Field(
+        0.05, gt=0, le=60, description="how often a replica looks at the queues"
+    )
+    lease_seconds: float = Field(
+        10.0,
+        gt=0,
+        le=3600,
+        description="after this, tickets claimed by a replica that died are claimed again",
+    )
+    ticket_ttl_seconds: float = Field(
+        300.0, gt=0, le=86400, description="the longest a ticket searches before it expires"
+    )
+    smaller_after_seconds: float = Field(
+        20.0,
+        gt=0,
+        le=3600,
+        description="after this wait a ticket takes any of its table sizes",
+    )
+    rating_window: float = Field(
+        5.0,
+        gt=0,
+        le=1000,
+        description="ranked: the largest rating spread at a table of tickets that just queued",
+    )
+    rating_widen_per_second: float = Field(
+        0.5, gt=0, le=1000, description="ranked: how much the window grows per second of wait"
+    )
+    rating_max_window: float = Field(
+        50.0, gt=0, le=10000, description="ranked: the widest the window grows"
+    )
+    bot_level: Literal["random", "heuristic", "strong"] = Field(
+        "heuristic", description="the bots that fill empty seats of queued tables"
+    )
+    turn_seconds: int = Field(
+        60,
+        ge=0,
+        le=3600,
+        description="turn timer of queued tables (0: none): a player who walks away is timed "
+        "out and, after the engine's limit, played by a bot",
+    )
+    batch: int = Field(
+        2000,
+        ge=1,
+        le=100_000,
+        description="the most waiting tickets of one queue looked at per tick, oldest first",
+    )
+    create_concurrency: int = Field(
+        64, ge=1, le=10_000, description="tables created on the engine at once by one replica"
+    )
+    redis_connections: int = Field(
+        200,
+        ge=2,
+        le=10_000,
+        description="connections to Redis per replica; calls beyond wait for one",
+    )
+    follow_poll_seconds: float = Field(
+        1.0,
+        gt=0,
+        le=60,
+        description="how often a follow stream rereads its ticket or room without a notice",
+    )
+    retention_seconds: float = Field(
+        600.0, gt=0, le=30 * 86400, description="how long an ended ticket stays readable"
+    )
+    room_ttl_seconds: float = Field(
+        24 * 3600.0, gt=0, le=366 * 86400, description="a room nobody touched this long is gone"
+    )
+    results_consumer: str = Field(
+        "",
+        description="this replica's name in the `matchmaking` group reading finished matches "
+        "(unset: host-pid)",
+    )
+    results_claim_idle_seconds: float = Field(
+        30.0,
+        gt=0,
+        le=86400,
+        description="after this, finished matches pending with a silent replica are taken over",
+    )
 
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
-        """Each field from ``MAUMAU_MATCHMAKING_<FIELD NAME IN CAPITALS>``, default when unset;
-        numbers must be greater than 0 (``TURN_SECONDS`` may be 0)."""
-        env = os.environ if environ is None else environ
-        values: dict[str, object] = {}
-        for spec in fields(cls):
-            name = PREFIX + spec.name.upper()
-            text = env.get(name, "").strip()
-            if not text:
-                continue
-            default = spec.default
-            if isinstance(default, str):
-                values[spec.name] = text
-                continue
-            kind: type[Any] = type(default)
-            try:
-                value = kind(text)
-            except ValueError:
-                raise ConfigError(f"{name}={text!r}: expected a {kind.__name__}") from None
-            if value < 0 or (value == 0 and spec.name != "turn_seconds"):
-                raise ConfigError(f"{name}={text}: must be greater than 0")
-            values[spec.name] = value
-        return cls(**values)  # type: ignore[arg-type]
+    def results(self) -> ConsumerSettings:
+        """How the rooms read the results stream."""
+        return ConsumerSettings(
+            self.results_consumer, 100, self.results_claim_idle_seconds, self.tick_seconds * 4
+        )

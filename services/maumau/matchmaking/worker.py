@@ -27,8 +27,9 @@ from dataclasses import dataclass
 import prometheus_client
 import redis.asyncio as redis
 
+from maumau.common.lifecycle import pause
 from maumau.matchmaking.forming import Policy, form_tables
-from maumau.matchmaking.notify import Notifier, wait
+from maumau.matchmaking.notify import Notifier
 from maumau.matchmaking.queue import Formation, QueueInfo, TicketQueue
 from maumau.matchmaking.ratings import RatingLookup
 from maumau.matchmaking.settings import Settings
@@ -111,16 +112,16 @@ class Former:
     async def run(self, stopping: asyncio.Event) -> None:
         """Tick until ``stopping`` is set; a tick in progress finishes first."""
         while not stopping.is_set():
-            pause = self.settings.tick_seconds
+            wait = self.settings.tick_seconds
             try:
                 await self.tick()
             except (redis.ConnectionError, redis.TimeoutError) as error:
                 log.warning("forming paused: Redis unreachable (%s)", error)
-                pause = max(pause, 0.5)
+                wait = max(wait, 0.5)
             except Exception:
                 log.exception("forming tick failed; trying again")
-                pause = max(pause, 0.5)
-            await wait(stopping, pause)
+                wait = max(wait, 0.5)
+            await pause(stopping, wait)
 
     async def tick(self) -> None:
         now = time.time()

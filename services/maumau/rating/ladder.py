@@ -12,7 +12,6 @@ No Redis and no gRPC here: the store applies what these functions compute.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +21,8 @@ from typing import Any, NamedTuple, TypeVar
 from openskill.models import PlackettLuce
 
 from maumau.rules.ruleset import PRESETS
+from maumau.v1 import game_pb2
+from maumau.wire import bot_level_from_pb
 
 T = TypeVar("T")
 
@@ -115,7 +116,7 @@ class BadResult(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class SeatResult:
-    """One seat of a finished match, as the engine's ``result_json`` writes it."""
+    """One seat of a finished match (``MatchResult.Seat``)."""
 
     seat: int
     player_id: str
@@ -137,10 +138,23 @@ class SeatResult:
     def __post_init__(self) -> None:
         object.__setattr__(self, "rated_id", rated_id_of(self.player_id, self.bot_level))
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "player_id": self.player_id,
+            "bot_level": self.bot_level,
+            "left": self.left,
+            "team": self.team,
+            "total": self.total,
+            "rounds_won": self.rounds_won,
+            "specials": self.specials,
+            "winner": self.winner,
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class Result:
-    """A finished match from the engine's results stream."""
+    """A finished match from the results stream (``MatchResult``)."""
 
     match_id: str
     ruleset: str
@@ -152,36 +166,42 @@ class Result:
     reason: str
     rounds: int
     finished_at: float
-    text: str
-    """The result's JSON as the engine published it."""
 
     @property
     def season(self) -> str:
         return season_of(self.finished_at)
 
     @classmethod
-    def from_json(cls, text: str | bytes) -> Result:
-        """Parse one ``result`` field; BadResult says what is wrong with it."""
+    def from_pb(cls, message: game_pb2.MatchResult) -> Result:
+        """The result of a ``MatchResult``; BadResult says why this service cannot apply it."""
         try:
-            text = text.decode() if isinstance(text, bytes) else text
-            data = json.loads(text)
+            seats = tuple(
+                SeatResult(
+                    seat=seat.seat,
+                    player_id=seat.player_id,
+                    bot_level=bot_level_from_pb(seat.bot_level),
+                    left=seat.left,
+                    team=seat.team,
+                    total=seat.total,
+                    rounds_won=seat.rounds_won,
+                    specials=seat.specials,
+                    winner=seat.winner,
+                )
+                for seat in message.seats
+            )
         except ValueError as error:
-            raise BadResult(f"result is not JSON: {error}") from None
-        if not isinstance(data, dict):
-            raise BadResult("result is not a JSON object")
-        seats = _field(data, "seats", list)
+            raise BadResult(f"result {message.match_id}: {error}") from None
         result = cls(
-            match_id=_field(data, "match_id", str),
-            ruleset=_field(data, "ruleset", str),
-            preset=_field(data, "preset", str),
-            ranked=_field(data, "ranked", bool),
-            teams=_field(data, "teams", bool),
-            seats=tuple(_seat(seat) for seat in seats),
-            winners=tuple(_field(data, "winners", list)),
-            reason=_field(data, "reason", str),
-            rounds=_field(data, "rounds", int),
-            finished_at=float(_field(data, "finished_at", (int, float))),
-            text=text,
+            match_id=message.match_id,
+            ruleset=message.ruleset,
+            preset=message.preset,
+            ranked=message.ranked,
+            teams=message.teams,
+            seats=seats,
+            winners=tuple(message.winners),
+            reason=message.reason,
+            rounds=message.rounds,
+            finished_at=message.finished_at,
         )
         if not result.match_id:
             raise BadResult("result has an empty match_id")
@@ -189,31 +209,24 @@ class Result:
             raise BadResult(f"result {result.match_id} has an unknown preset {result.preset!r}")
         if not 1 <= len(result.seats) <= 8:
             raise BadResult(f"result {result.match_id} has {len(result.seats)} seats")
+        if any(seat.seat != n for n, seat in enumerate(result.seats)):
+            raise BadResult(f"result {result.match_id} does not list its seats in order")
         return result
 
-
-def _seat(data: object) -> SeatResult:
-    if not isinstance(data, dict):
-        raise BadResult("a seat of the result is not a JSON object")
-    return SeatResult(
-        seat=_field(data, "seat", int),
-        player_id=_field(data, "player_id", str),
-        bot_level=_field(data, "bot_level", str),
-        left=_field(data, "left", bool),
-        team=_field(data, "team", int),
-        total=_field(data, "total", int),
-        rounds_won=_field(data, "rounds_won", int),
-        specials=_field(data, "specials", int),
-        winner=_field(data, "winner", bool),
-    )
-
-
-def _field(data: dict[str, Any], key: str, kind: type[T] | tuple[type, ...]) -> T:
-    value = data.get(key)
-    # bool is an int in Python, but not a number of the result.
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise BadResult(f"result field {key!r} is missing or of the wrong type: {value!r}")
-    return value  # type: ignore[return-value]
+    def to_dict(self) -> dict[str, Any]:
+        """The result as the rating service keeps it in a match's history."""
+        return {
+            "match_id": self.match_id,
+            "ruleset": self.ruleset,
+            "preset": self.preset,
+            "ranked": self.ranked,
+            "teams": self.teams,
+            "seats": [seat.to_dict() for seat in self.seats],
+            "winners": list(self.winners),
+            "reason": self.reason,
+            "rounds": self.rounds,
+            "finished_at": self.finished_at,
+        }
 
 
 def xp_earned(seat: SeatResult) -> int:

@@ -13,7 +13,7 @@ from typing import Any
 import grpc
 
 from maumau.common.errors import ServiceError
-from maumau.players.directory import PlayerDirectory
+from maumau.common.players import PlayerDirectory
 from maumau.rating.ladder import (
     BOT_PREFIX,
     Skill,

@@ -145,7 +145,7 @@ def skill_json(skill: Skill | None) -> list[float] | None:
 
 def apply_result(result: Result, players: dict[str, PresetState]) -> str:
     """Apply one match to the in-memory states of its ``players`` in its preset (by rated id)
-    and return the match's stored record, JSON: ``result`` (as the engine published it), the
+    and return the match's stored record, JSON: ``result`` (the MatchResult's fields), the
     ``season`` it counted for, and per seat its ``places``, ``xp``, and rating ``before`` and
     ``after`` (``[mu, sigma]``, null in an unranked match)."""
     place = places(result)
@@ -165,14 +165,14 @@ def apply_result(result: Result, players: dict[str, PresetState]) -> str:
             rated=after.get(rated_id),
         )
     rating = {
+        "result": result.to_dict(),
         "season": season,
         "places": place,
         "xp": [xp_earned(seat) for seat in result.seats],
         "before": [skill_json(before.get(seat.rated_id)) for seat in result.seats],
         "after": [skill_json(after.get(seat.rated_id)) for seat in result.seats],
     }
-    # The result's own text goes in as it came: cheaper than encoding it again.
-    return f'{{"result":{result.text},{_dumps(rating)[1:]}'
+    return _dumps(rating)
 
 
 @dataclass

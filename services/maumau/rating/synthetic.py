@@ -1,17 +1,16 @@
-"""Synthetic finished-match results in the engine's ``result_json`` format, for tests and the
-benchmark: every preset, 2-8 seats, ranked and unranked, bot seats, seats that left, and colour
-played in teams. Seeded, so the same arguments give the same results."""
+"""Synthetic finished matches as ``MatchResult`` messages, for tests and the benchmark: every
+preset, 2-8 seats, ranked and unranked, bot seats, seats that left, and colour played in teams.
+Seeded, so the same arguments give the same results."""
 
 from __future__ import annotations
 
-import json
 import random
 from datetime import UTC, datetime
-from typing import Any
 
 from maumau.rules.ruleset import PRESETS
+from maumau.v1 import game_pb2
+from maumau.wire import BOT_LEVELS, bot_level_to_pb
 
-BOT_LEVELS = ("random", "heuristic", "strong")
 SEATS = {"classic": (2, 8), "online": (2, 4), "ostfriesland": (2, 8), "colour": (2, 8)}
 REASONS = {"points": "target", "ostfriesland": "rounds", "wins": "wins", "collect": "target"}
 START = datetime(2024, 9, 1, tzinfo=UTC).timestamp()
@@ -28,7 +27,7 @@ def synthetic_results(
     teams: float = 0.3,
     span_days: float = 240.0,
     prefix: str = "synthetic",
-) -> list[str]:
+) -> list[game_pb2.MatchResult]:
     """``count`` results as the engine writes them: shares ``ranked`` of ranked matches, ``bots``
     of bot seats, ``left`` of human seats that left, ``teams`` of colour matches in teams; human
     seats drawn from ``players`` players ``p00``, ``p01``, ... (at least 8)."""
@@ -36,10 +35,7 @@ def synthetic_results(
     pool = [f"p{n:02d}" for n in range(max(players, 8))]
     step = span_days * 86400 / max(count, 1)
     return [
-        json.dumps(
-            _result(rng, f"{prefix}-{seed}-{n}", pool, START + n * step, ranked, bots, left, teams),
-            separators=(",", ":"),
-        )
+        _result(rng, f"{prefix}-{seed}-{n}", pool, START + n * step, ranked, bots, left, teams)
         for n in range(count)
     ]
 
@@ -53,7 +49,7 @@ def _result(
     bots: float,
     left: float,
     teams: float,
-) -> dict[str, Any]:
+) -> game_pb2.MatchResult:
     preset = rng.choice(sorted(PRESETS))
     in_teams = preset == "colour" and rng.random() < teams
     seats = 4 if in_teams else rng.randint(*SEATS[preset])
@@ -73,28 +69,28 @@ def _result(
     for _ in range(rounds - 1):
         rounds_won[rng.randrange(seats)] += 1
     players = ["" if level else next(humans) for level in bot_levels]
-    return {
-        "match_id": match_id,
-        "ruleset": f"{preset} teams=true" if in_teams else preset,
-        "preset": preset,
-        "ranked": rng.random() < ranked,
-        "teams": in_teams,
-        "seats": [
-            {
-                "seat": s,
-                "player_id": players[s],
-                "bot_level": bot_levels[s],
-                "left": bool(players[s]) and rng.random() < left,
-                "team": team[s],
-                "total": totals[s],
-                "rounds_won": rounds_won[s],
-                "specials": rng.randint(0, 6),
-                "winner": s in winners,
-            }
+    return game_pb2.MatchResult(
+        match_id=match_id,
+        ruleset=f"{preset} teams=true" if in_teams else preset,
+        preset=preset,
+        ranked=rng.random() < ranked,
+        teams=in_teams,
+        seats=[
+            game_pb2.MatchResult.Seat(
+                seat=s,
+                player_id=players[s],
+                bot_level=bot_level_to_pb(bot_levels[s]),
+                left=bool(players[s]) and rng.random() < left,
+                team=team[s],
+                total=totals[s],
+                rounds_won=rounds_won[s],
+                specials=rng.randint(0, 6),
+                winner=s in winners,
+            )
             for s in range(seats)
         ],
-        "winners": winners,
-        "reason": REASONS[scoring],
-        "rounds": rounds,
-        "finished_at": finished_at + rng.random(),
-    }
+        winners=winners,
+        reason=REASONS[scoring],
+        rounds=rounds,
+        finished_at=finished_at + rng.random(),
+    )

@@ -1,4 +1,4 @@
-"""The Players gRPC service: register once, get a signed player token."""
+"""The Players gRPC service, served by the engine: register once, get a signed player token."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import grpc
 
 from maumau.common import tokens
 from maumau.common.errors import ServiceError
-from maumau.players.directory import PlayerDirectory, check_name
+from maumau.common.players import PlayerDirectory, check_name
 from maumau.v1 import players_pb2, players_pb2_grpc
 
 Context = grpc.aio.ServicerContext[Any, Any]

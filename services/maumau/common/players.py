@@ -1,4 +1,6 @@
-"""The player directory in Redis: ``player:{id}`` hashes holding each player's display name."""
+"""The player directory in Redis, the contract every service reads display names from: a
+``player:{id}`` hash per player, its field ``name`` the display name (written by the engine's
+Players service)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,28 @@
+"""Assembling the Bots service: its gRPC server alone (no Redis, no background work)."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import redis.asyncio as redis
+
+from maumau.bots.service import BotsService
+from maumau.bots.settings import Settings
+from maumau.common.config import ServiceConfig
+from maumau.common.lifecycle import Service
+from maumau.common.server import create_server
+from maumau.v1 import bots_pb2_grpc
+
+
+async def always_healthy() -> None:
+    """The bots depend on nothing outside the process: health follows the event loop only."""
+
+
+class BotsApp(Service):
+    def __init__(self, config: ServiceConfig) -> None:
+        register = partial(bots_pb2_grpc.add_BotsServicer_to_server, BotsService())
+        super().__init__(create_server({"maumau.v1.Bots": register}, config, always_healthy))
+
+
+def build(settings: Settings, client: redis.Redis | None) -> BotsApp:
+    return BotsApp(settings.server())

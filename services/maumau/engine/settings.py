@@ -1,0 +1,76 @@
+"""The engine's settings: ``MAUMAU_ENGINE_*``, the Bots services it asks, Redis and the secret."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from maumau.common.config import SERVICE_PORTS
+from maumau.common.settings import (
+    RedisSettings,
+    TokenSettings,
+    grpc_port,
+    metrics_port,
+    service_config,
+)
+from maumau.engine.matches import EngineSettings
+
+PORTS = SERVICE_PORTS["engine"]
+BOTS = SERVICE_PORTS["bots"]
+
+
+def _level_address(level: str) -> str | None:
+    return Field(
+        None,
+        validation_alias=f"MAUMAU_BOTS_ADDRESS_{level.upper()}",
+        description=f"a Bots service for the {level} level only (unset: `MAUMAU_BOTS_ADDRESS`)",
+    )
+
+
+class Settings(RedisSettings, TokenSettings):
+    model_config = service_config("engine")
+
+    port: int = grpc_port(PORTS.grpc)
+    metrics_port: int = metrics_port(PORTS.metrics)
+    bot_delay_ms: int = Field(300, ge=0, le=60_000, description="pause before a bot seat moves")
+    retention_seconds: int = Field(
+        7 * 86400,
+        ge=60,
+        le=366 * 86400,
+        description="how long a finished match stays in Redis",
+    )
+    deadline_lease_seconds: float = Field(
+        10.0,
+        gt=0,
+        le=3600,
+        description="after this, a bot move or turn timer claimed by a replica that died is "
+        "taken over by another",
+    )
+    bot_budget_ms: int = Field(
+        200, ge=1, le=2000, description="thinking time asked of a `strong` bot"
+    )
+    bots_address: str = Field(
+        f"127.0.0.1:{BOTS.grpc}",
+        validation_alias="MAUMAU_BOTS_ADDRESS",
+        description="the Bots service the engine asks for bot moves (empty: the engine runs "
+        "the bot policies itself)",
+    )
+    bots_address_random: str | None = _level_address("random")
+    bots_address_heuristic: str | None = _level_address("heuristic")
+    bots_address_strong: str | None = _level_address("strong")
+
+    def engine(self) -> EngineSettings:
+        """What the match logic needs of these settings."""
+        levels = {
+            "random": self.bots_address_random,
+            "heuristic": self.bots_address_heuristic,
+            "strong": self.bots_address_strong,
+        }
+        addresses = {"": self.bots_address}
+        addresses.update({level: a for level, a in levels.items() if a is not None})
+        return EngineSettings(
+            bot_delay_seconds=self.bot_delay_ms / 1000,
+            retention_seconds=self.retention_seconds,
+            deadline_lease_seconds=self.deadline_lease_seconds,
+            bot_addresses=addresses,
+            bot_budget_ms=self.bot_budget_ms,
+        )

@@ -1,1 +1,0 @@
-"""Players: registration with a display name, and the directory every service reads names from."""

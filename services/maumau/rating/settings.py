@@ -1,0 +1,43 @@
+"""The rating service's settings: ``MAUMAU_RATING_*`` and Redis."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from maumau.common.config import SERVICE_PORTS
+from maumau.common.settings import RedisSettings, grpc_port, metrics_port, service_config
+from maumau.common.streams import ConsumerSettings
+
+PORTS = SERVICE_PORTS["rating"]
+
+
+class Settings(RedisSettings):
+    model_config = service_config("rating")
+
+    port: int = grpc_port(PORTS.grpc)
+    metrics_port: int = metrics_port(PORTS.metrics)
+    consumer: str = Field(
+        "",
+        description="this replica's name in the `rating` consumer group (unset: host-pid; give "
+        "each replica its own, stable across restarts, e.g. the pod name)",
+    )
+    batch: int = Field(
+        100,
+        ge=1,
+        le=200,
+        description="results applied per atomic step (the script unpacks a batch onto its stack)",
+    )
+    claim_idle_seconds: float = Field(
+        30.0,
+        gt=0,
+        le=86400,
+        description="after this, results pending with a silent replica are taken over by another",
+    )
+    block_seconds: float = Field(
+        0.5, gt=0, le=10, description="the longest one read waits for new results"
+    )
+
+    def consuming(self) -> ConsumerSettings:
+        return ConsumerSettings(
+            self.consumer, self.batch, self.claim_idle_seconds, self.block_seconds
+        )
