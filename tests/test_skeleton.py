@@ -1,6 +1,20 @@
-import maumau.rules
+import subprocess
+import sys
+
+SERVICE_LIBRARIES = ("grpc", "redis", "google.protobuf", "aiohttp", "prometheus_client")
 
 
 def test_rules_core_is_importable_without_services() -> None:
-    """The rules core is a plain package: importing it pulls in no service code."""
-    assert maumau.rules.__doc__
+    """The rules core is a plain package: importing it, in a fresh interpreter, pulls in no
+    service code and none of the libraries the services talk through."""
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, maumau.rules; print(' '.join(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert "maumau.rules.match" in loaded
+    ours = [name for name in loaded if name.startswith("maumau.")]
+    assert all(name.startswith("maumau.rules") for name in ours), ours
+    foreign = [name for name in loaded if name.startswith(SERVICE_LIBRARIES)]
+    assert foreign == [], foreign

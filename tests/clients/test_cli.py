@@ -7,12 +7,13 @@ import asyncio
 import os
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 import pexpect
 import pytest
 
-from maumau.bots.__main__ import build
+from maumau.bots.app import BotsApp
 from maumau.common.redis_server import free_port
 from maumau.rules.cards import french_deck
 from tests.engine.conftest import engine_config
@@ -55,8 +56,9 @@ SCREEN = {
 
 def spawn(address: str, lang: str, *extra: str, bots_address: str = "") -> pexpect.spawn:
     args = ["-m", "maumau_cli", "play", "--address", address, "--lang", lang, "--name", "Ada"]
-    args += ["--bots-address", bots_address or f"127.0.0.1:{free_port()}", *extra]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    args += ["--bots-address", bots_address or f"127.0.0.1:{free_port()}", "--plain", *extra]
+    home = tempfile.mkdtemp(prefix="maumau-home-")  # who the client registers as
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MAUMAU_HOME": home}
     return pexpect.spawn(
         sys.executable,
         args,
@@ -120,7 +122,7 @@ async def test_a_whole_match_against_bots_in_the_terminal(address, lang):
 
 
 async def test_tips_come_from_the_bot_service_and_quitting_leaves_the_match(address):
-    bots = build(engine_config())  # the same server bootstrap
+    bots = BotsApp(engine_config())  # the same service lifecycle
     await bots.start()
     screen = SCREEN["en"]
     child = spawn(

@@ -211,7 +211,10 @@ async def test_leaving_during_play_hands_the_seat_to_a_bot(address, engine):
         info = await leaver.engine.Leave(
             engine_pb2.LeaveRequest(match_id=match_id), metadata=auth(leaver.seat_tokens[match_id])
         )
-        assert info.seat_info[seat].left and info.seat_info[seat].bot_level == "random"
+        assert (
+            info.seat_info[seat].left
+            and info.seat_info[seat].bot_level == game_pb2.BOT_LEVEL_RANDOM
+        )
         assert info.seat_info[seat].player_id == leaver.player_id
 
         error = await expect_status(leaver.act(match_id, "draw"), grpc.StatusCode.PERMISSION_DENIED)
@@ -373,7 +376,7 @@ async def test_only_a_seated_player_starts_a_full_match(address):
     twice is FAILED_PRECONDITION."""
     host, guest, stranger = await register_all(address, 3)
     try:
-        match = await host.create("online", 3, bots={2: "random"})
+        match = await host.create("online", 3, bots={2: game_pb2.BOT_LEVEL_RANDOM})
 
         def start_by(client: Client) -> Awaitable[engine_pb2.MatchInfo]:
             return client.engine.StartMatch(

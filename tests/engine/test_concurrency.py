@@ -223,7 +223,11 @@ async def test_conflicting_actions_do_not_hold_up_the_bot_that_is_due(two_engine
     clients = [await Client.register(address, f"player {i}") for i, address in enumerate([a, b])]
     try:
         match = await clients[0].create(
-            "online", 3, bots={1: "random"}, turn_seconds=3600, options={"wins": "3"}
+            "online",
+            3,
+            bots={1: game_pb2.BOT_LEVEL_RANDOM},
+            turn_seconds=3600,
+            options={"wins": "3"},
         )
         match_id = match.match_id
         await clients[1].join(match_id)
@@ -250,13 +254,26 @@ async def test_conflicting_actions_do_not_hold_up_the_bot_that_is_due(two_engine
                 continue
             races += 1
             legal = list(view.legal)
-            await asyncio.gather(
+            before = await stored_version(client, match_id)
+            outcomes = await asyncio.gather(
                 *(
                     twins[i % 2].act(match_id, legal[i % len(legal)], request_id=f"{races}/{i}")
                     for i in range(30)
                 ),
                 return_exceptions=True,
             )
+            applied = [o for o in outcomes if isinstance(o, engine_pb2.ActResponse)]
+            assert applied, "no racer's action was applied"
+            # Each applied racer got a version of its own after the race began (the bot, or
+            # a racer again once the turn came back, may take the versions in between).
+            versions = sorted(a.version for a in applied)
+            assert len(set(versions)) == len(versions) and versions[0] == before + 1, versions
+            for error in outcomes:
+                if isinstance(error, engine_pb2.ActResponse):
+                    continue
+                assert isinstance(error, grpc.aio.AioRpcError), repr(error)
+                assert error.code() == grpc.StatusCode.FAILED_PRECONDITION, error
+                assert any(p.fullmatch(error.details() or "") for p in REFUSALS), error.details()
             stored = await MatchStore(client).load(match_id)
             assert stored is not None
             if stored.record.status != "playing" or due_seat(Match.from_bytes(stored.state)) != 1:

@@ -162,7 +162,9 @@ async def test_a_replica_killed_mid_match_leaves_the_match_and_its_bot_to_anothe
     try:
         await eventually(lambda: serving(address), 30, "the engine process to serve")
         clients = [await Client.register(address, f"player {i}") for i in range(2)]
-        match = await clients[0].create("classic", 3, bots={2: "random"}, options={"target": "50"})
+        match = await clients[0].create(
+            "classic", 3, bots={2: game_pb2.BOT_LEVEL_RANDOM}, options={"target": "50"}
+        )
         match_id = match.match_id
         await clients[1].join(match_id)
         await clients[1].engine.StartMatch(
@@ -339,7 +341,7 @@ async def test_a_silent_seat_times_out_then_a_bot_plays_it(address, redis_server
                 ruleset=wire.ruleset_to_pb(ruleset),
                 seats=2,
                 players=[engine_pb2.SeatedPlayer(seat=0, player_id=silent.player_id)],
-                bots={1: "random"},
+                bots={1: game_pb2.BOT_LEVEL_RANDOM},
                 turn_seconds=1,
                 max_timeouts=2,
                 auto_start=True,
@@ -380,7 +382,7 @@ async def test_a_silent_seat_times_out_then_a_bot_plays_it(address, redis_server
         assert later[-1].HasField("seed_revealed")
 
         view = await silent.view(match_id)
-        assert view.phase == "over" and view.seats[0].bot_level == "random"
+        assert view.phase == "over" and view.seats[0].bot_level == game_pb2.BOT_LEVEL_RANDOM
     finally:
         await silent.close()
 

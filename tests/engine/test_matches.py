@@ -7,7 +7,7 @@ import pytest
 
 from maumau import fairness
 from maumau.rules import Match, Ruleset
-from maumau.v1 import engine_pb2
+from maumau.v1 import engine_pb2, game_pb2
 from tests.engine.support import (
     Client,
     acting,
@@ -75,7 +75,7 @@ async def test_bot_seats_are_played_by_the_engine(address):
     client = await Client.register(address, "solo")
     try:
         match = await client.create(
-            "classic", 4, bots={1: "random", 2: "random", 3: "random"}, auto_start=True,
+            "classic", 4, bots=dict.fromkeys((1, 2, 3), game_pb2.BOT_LEVEL_RANDOM), auto_start=True,
             options={"target": "0"},
         )  # fmt: skip
         assert match.status == "playing"

@@ -123,6 +123,9 @@ def test_every_ticket_sits_at_one_table_at_most() -> None:
     tables = form_tables(waiting, Policy(smaller_after=0), now=100)
     seen = [t.ticket_id for table in tables for t in table.tickets]
     assert len(seen) == len(set(seen))
+    # 600 players in parties of one to three fill exactly 100 tables of their preferred six.
+    assert sorted(seen) == sorted(w.ticket_id for w in waiting)
+    assert [table.seats for table in tables] == [6] * 100
     for table in tables:
         players = [p for p, _ in table.seating]
         assert len(players) + len(table.bot_seats) == table.seats

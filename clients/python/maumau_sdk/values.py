@@ -84,7 +84,11 @@ class SeatInfo:
 
     @classmethod
     def from_pb(cls, message: game_pb2.SeatInfo) -> SeatInfo:
-        return cls(message.seat, message.player_id, message.name, message.bot_level, message.left)
+        try:
+            level = wire.bot_level_from_pb(message.bot_level)
+        except ValueError:  # a level newer than this SDK
+            level = f"level {message.bot_level}"
+        return cls(message.seat, message.player_id, message.name, level, message.left)
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,6 @@ from maumau.v1 import engine_pb2, game_pb2
 
 log = logging.getLogger(__name__)
 
-BOT_LEVELS = ("random", "heuristic", "strong")
 MAX_RETRIES = 50
 RESULT_GRACE_SECONDS = 5.0
 
@@ -40,6 +39,11 @@ MATCHES_STARTED = prometheus_client.Counter("engine_matches_started_total", "Mat
 MATCHES_FINISHED = prometheus_client.Counter("engine_matches_finished_total", "Matches over.")
 MATCHES_ACTIVE = prometheus_client.Gauge(
     "engine_matches_active", "Matches being played, as counted in Redis."
+)
+DEADLINE_OVERDUE = prometheus_client.Gauge(
+    "engine_deadline_overdue_seconds",
+    "How long the earliest deadline (turn timer, bot move) is past due, as seen in Redis: "
+    "above a lease, the matches behind it stand still longer than their timers allow.",
 )
 
 
@@ -114,7 +118,7 @@ def seat_info(record: MatchRecord) -> list[game_pb2.SeatInfo]:
             seat=s,
             player_id=record.players[s],
             name=record.names[s],
-            bot_level=record.bots[s],
+            bot_level=wire.bot_level_to_pb(record.bots[s]),
             left=record.left[s],
         )
         for s in range(record.seats)

@@ -16,10 +16,11 @@ from maumau.common import tokens
 from maumau.common.errors import ServiceError
 from maumau.common.players import PlayerDirectory
 from maumau.common.tokens import bearer
-from maumau.engine.matches import BOT_LEVELS, Change, Matches, info, seat_info
+from maumau.engine.matches import Change, Matches, info, seat_info
 from maumau.engine.store import MatchRecord, Stored
 from maumau.rules import Match
 from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2
+from maumau.wire import BOT_LEVELS
 
 Context = grpc.aio.ServicerContext[Any, Any]
 
@@ -83,9 +84,12 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         for seat, level in request.bots.items():
             if not 0 <= seat < request.seats:
                 raise invalid(f"bot seat {seat} is not a seat of this {request.seats}-seat table")
-            if level not in BOT_LEVELS:
-                raise invalid(f"bot level {level!r}: choose one of {', '.join(BOT_LEVELS)}")
-            bots[seat] = level
+            try:
+                bots[seat] = wire.bot_level_from_pb(level)
+            except ValueError as error:
+                raise invalid(str(error)) from None
+            if not bots[seat]:
+                raise invalid(f"bot seat {seat} names no level: choose one of {BOT_LEVELS}")
         if not 0 <= request.turn_seconds <= 3600:
             raise invalid("turn_seconds must be from 0 (no timer) to 3600")
         if request.max_timeouts < 0:

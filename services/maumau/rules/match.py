@@ -295,13 +295,16 @@ def _check_cards(match: Match) -> None:
     listed = Counter(match.draw_pile) + Counter(match.discard)
     for hand in match.hands:
         listed += Counter(hand)
+    strangers = sorted((card for card in listed if card not in deck), key=_code)
+    if strangers:
+        shown = " ".join(str(card) for card in strangers)
+        raise BadSetup(f"{shown} not in the {match.ruleset.deck} deck")
     extra = listed - deck
     if extra:
         copies = match.ruleset.decks_for(match.seats)
+        decks = "one deck" if copies == 1 else f"{copies} decks"
         shown = ", ".join(f"{listed[card]} {card}" for card in sorted(extra, key=_code))
-        raise BadSetup(
-            f"{shown}: more than the {copies} {match.ruleset.deck} deck(s) of this table hold"
-        )
+        raise BadSetup(f"{shown}: more than the {decks} ({match.ruleset.deck}) of this table hold")
 
 
 def _code(card: Card) -> int:

@@ -1,0 +1,193 @@
+"""The public face of a match beside the rules: views, the legal-action object, the silent seat's
+default, copies, equality and bytes, and the refusals of actions that name no real seat."""
+
+import pytest
+
+from maumau.rules import (
+    ACCEPT,
+    DRAW,
+    PASS,
+    BadInput,
+    Catch,
+    IllegalAction,
+    Match,
+    Play,
+    Ruleset,
+    format_cards,
+    parse_action,
+)
+from tests.rules.support import act, hand, legal, position, refused
+
+CLASSIC = Ruleset.create("classic")
+COLOUR = Ruleset.create("colour")
+
+
+def test_a_seat_sees_its_hand_and_counts_of_the_others() -> None:
+    match = position(
+        "5H 9C", "KS", "2D 3D 4D", top="7C 9H", draw="QS QH", ruleset=CLASSIC, dealer=2
+    )
+    view = match.view(1)
+    assert (view.seat, view.ruleset, view.round, view.phase) == (1, "classic", 1, "play")
+    assert (view.turn, view.dealer, view.chooser) == (0, 2, -1)
+    assert view.hand == tuple(match.view(1).hand) and hand(match, 1) == "KS"
+    assert view.hand_sizes == (2, 1, 3)
+    assert view.in_round == (True, True, True)
+    assert (view.top.text, [c.text for c in view.discard]) == ("9H", ["7C", "9H"])
+    assert (view.active_suit, view.wished, view.pending, view.pending_count) == ("H", None, "", 0)
+    assert (view.direction, view.draw_pile_size, view.discard_size) == (1, 2, 2)
+    assert (view.drawn, view.owing_call, view.declared_last) == (None, (), ())
+    assert (view.totals, view.round_wins, view.teams, view.outcome) == (
+        (0, 0, 0),
+        (0, 0, 0),
+        False,
+        None,
+    )
+    assert view.legal == ()  # not seat 1's turn, and nothing to catch
+    assert {a.text for a in match.view(0).legal} == {"5H", "5H!mau", "9C", "9C!mau"}
+    spectator = match.view(None)
+    assert (spectator.seat, spectator.hand, spectator.legal) == (None, (), ())
+    assert spectator.hand_sizes == (2, 1, 3)
+
+
+def test_a_wish_shows_as_the_suit_to_serve() -> None:
+    match = position("JC 5H", "KS 2S", top="9H", draw="QS", ruleset=CLASSIC)
+    act(match, 0, "JC:S")
+    view = match.view(1)
+    assert (view.top.text, view.wished, view.active_suit) == ("JC", "S", "S")
+
+
+def test_the_seat_that_drew_sees_the_drawn_card_and_nobody_else_does() -> None:
+    match = position("2C 3C", "5D", "6D", top="9H", draw="KH", ruleset=CLASSIC)
+    act(match, 0, "draw")
+    assert match.view(0).phase == "drawn"
+    assert match.view(0).drawn.text == "KH"
+    assert [match.view(seat).drawn for seat in (1, 2, None)] == [None, None, None]
+    assert legal(match, 0) == {"KH", "pass"}
+
+
+def test_the_legal_action_object_answers_membership_counts_and_truth() -> None:
+    match = position("5H 9C 2D 3D", "KS", top="9H", ruleset=CLASSIC)
+    actions = match.legal_actions(0)
+    assert actions.count() == 2 and bool(actions)
+    assert Play(parse_action("5H").card) in actions
+    assert parse_action("2D") not in actions
+    assert "5H" not in actions and None not in actions  # not actions at all
+    assert repr(actions) == "<LegalActions seat=0: 5H 9C>"
+    other = match.legal_actions(1)
+    assert other.count() == 0 and not other and list(other) == []
+    assert repr(other) == "<LegalActions seat=1: >"
+    assert not match.legal_actions(7) and parse_action("draw") not in match.legal_actions(7)
+
+
+def test_an_action_for_a_seat_that_is_not_at_the_table_is_bad_input() -> None:
+    match = position("5H", "KS", top="9H", ruleset=CLASSIC)
+    for seat in (-1, 2):
+        with pytest.raises(BadInput) as err:
+            match.apply(seat, DRAW)
+        assert err.value.code == "bad_seat"
+        assert err.value.params == {"seat": seat, "seats": 2}
+
+
+def test_catching_oneself_or_a_seat_not_at_the_table_is_refused() -> None:
+    match = position("5H 6H", "KS 2S", "3C 4C", top="9H", draw="QS QD", ruleset=CLASSIC)
+    act(match, 0, "5H")  # forgets 'Mau'
+    assert "catch:0" in legal(match, 1)
+    assert refused(match, 0, "catch:0") == "catch_not_allowed"
+    assert refused(match, 1, "catch:5") == "catch_not_allowed"
+    with pytest.raises(IllegalAction) as err:
+        match.apply(1, Catch(-1))
+    assert err.value.code == "catch_not_allowed"
+    assert refused(match, 1, "catch:2") == "catch_not_allowed"
+
+
+def test_a_silent_seat_takes_the_penalty_keeps_the_drawn_card_or_draws() -> None:
+    penalty = position("5H", "KS 2S", top="7H", ruleset=CLASSIC, pending="draw", pending_count=2)
+    assert penalty.default_action(0) == ACCEPT
+    stuck = position("5C", "KS", top="9H", draw="KH", ruleset=CLASSIC)
+    assert stuck.default_action(0) == DRAW
+    act(stuck, 0, "draw")
+    assert stuck.default_action(0) == PASS
+    fitting = position("2C 5H 6H", "KS", top="9H", ruleset=CLASSIC)
+    assert fitting.default_action(0) == parse_action("5H")
+    with pytest.raises(IllegalAction) as err:
+        fitting.default_action(1)
+    assert (err.value.code, err.value.params) == ("not_your_turn", {"turn": 0})
+
+
+def test_a_silent_seat_in_the_colour_game_draws_rather_than_plays() -> None:
+    match = position("R1 R2", "G5", top="R5", draw="B1", ruleset=COLOUR)
+    assert match.default_action(0) == DRAW
+    last = position("R1", "G5 G6", top="R5", draw="B1", ruleset=COLOUR)
+    assert Catch(0) in last.legal_actions(1)  # a catch is never a timer's move
+    with pytest.raises(IllegalAction):
+        last.default_action(1)
+
+
+def test_after_leaves_the_match_as_it_was() -> None:
+    match = position("5H 9C", "KS", top="9H", draw="QS", ruleset=CLASSIC)
+    before = match.copy()
+    moved, events = match.after(0, parse_action("5H"))
+    assert match == before and moved != match
+    assert moved.view(None).turn == 1 and match.view(None).turn == 0
+    assert [type(e).__name__ for e in events] == ["Played", "TurnStarted"]
+
+
+def test_a_copy_is_independent_and_equal_until_either_moves() -> None:
+    match = position("5H 9C", "KS 2S", top="9H", draw="QS QD", ruleset=CLASSIC)
+    twin = match.copy()
+    assert twin == match and twin is not match
+    act(twin, 0, "5H!mau")
+    assert twin != match
+    assert hand(match, 0) == "5H 9C" and match.view(None).owing_call == ()
+    assert match != "a match" and match.__eq__(object()) is NotImplemented
+    with pytest.raises(TypeError):
+        hash(match)
+
+
+def test_bytes_restore_every_field_mid_round() -> None:
+    match = position("5H 6H", "KS 2S", "3C", top="9H", draw="QS QD", ruleset=CLASSIC)
+    act(match, 0, "5H")  # owes 'Mau': a missed call in the state
+    act(match, 1, "draw")
+    restored = Match.from_bytes(match.to_bytes())
+    assert restored == match
+    assert restored.view(2) == match.view(2)
+    assert legal(restored, 2) == legal(match, 2)
+
+
+def test_bytes_restore_a_drawn_card_and_a_wish() -> None:
+    match = position("3C 4C", "5D", top="9S", draw="2S", ruleset=CLASSIC)
+    act(match, 0, "draw")
+    restored = Match.from_bytes(match.to_bytes())
+    assert restored.view(0).drawn.text == "2S" and legal(restored, 0) == {"2S", "pass"}
+    act(restored, 0, "pass")
+    wished = position("JC 5H", "KS 2S", top="9H", draw="QS", ruleset=CLASSIC)
+    act(wished, 0, "JC:S")
+    assert Match.from_bytes(wished.to_bytes()).view(1).active_suit == "S"
+
+
+def test_bytes_restore_a_finished_match() -> None:
+    match = position("5H", "KS", top="9H", ruleset=Ruleset.create("classic", {"target": 0}))
+    act(match, 0, "5H!maumau")
+    assert match.view(None).outcome is not None
+    restored = Match.from_bytes(match.to_bytes())
+    assert restored == match and restored.view(None).outcome == match.view(None).outcome
+
+
+def test_a_seed_deals_and_reshuffles_the_same_cards_in_every_version() -> None:
+    """Fair deals: a verifier replays a finished match from its revealed seed with its own copy
+    of the rules core, so the cards a seed deals (and reshuffles) are part of the contract."""
+    dealt = {
+        ("classic", 3): (0, "5D", ["3D 8S 3C AC 5H", "JC KH 9H QS 6C", "4D 10C 7C AD 9S"]),
+        ("colour", 2): (0, "G4", ["B3 G+2 R7 Y7 Rrev W+4 R7", "Yrev B2 Yskip G8 Y3 Y1 G+2"]),
+    }
+    for (preset, seats), (dealer, starter, hands) in dealt.items():
+        match = Match.new(Ruleset.create(preset), seats, "fair deal")
+        assert (match.view(None).dealer, match.view(None).top.text) == (dealer, starter)
+        assert [hand(match, seat) for seat in range(seats)] == hands
+    online = Ruleset.create("online")
+    pile = Match.new(online, 2, "fair deal").draw_pile
+    assert format_cards(pile[-5:]) == "KH 7H 10C AC QC"  # the top five, top card last
+    match = position("9S", "10S", top="9C QC QH KH KD AD", ruleset=online, seed="fair deal")
+    drew = [e for e in act(match, 0, "draw") if type(e).__name__ == "Drew"]
+    assert [card.text for card in drew[0].cards] == ["QH"]
+    assert format_cards(match.draw_pile) == "KD 9C QC KH"
