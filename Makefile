@@ -36,19 +36,19 @@ bench: $(STAMP) proto
 
 # Mutation testing of the rules core against the rules tests only (not part of `make test`).
 # mutmut imports mutants only from ./, src/ or source/, so the core and its tests are copied
-# (mtimes kept, so unchanged files keep their cached results) into build/mutate/src.
-MUTATE := build/mutate
+# (mtimes kept, so unchanged files keep their cached results) into .mutate/src.
+MUTATE := .mutate
 mutate: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[dev,mutate]'
 	mkdir -p $(MUTATE)/src/maumau $(MUTATE)/tests
 	cp -p pyproject.toml $(MUTATE)/
-	cp -p services/maumau/__init__.py $(MUTATE)/src/maumau/
+	test -f $(MUTATE)/src/maumau/__init__.py || touch $(MUTATE)/src/maumau/__init__.py
 	rm -rf $(MUTATE)/src/maumau/rules $(MUTATE)/tests/rules
 	cp -rp services/maumau/rules $(MUTATE)/src/maumau/
 	cp -rp tests/__init__.py tests/rules $(MUTATE)/tests/
-	cd $(MUTATE) && MAUMAU_HYPOTHESIS_PROFILE=mutate nice -n 10 ../../$(VENV)/bin/mutmut run \
+	cd $(MUTATE) && MAUMAU_HYPOTHESIS_PROFILE=mutate nice -n 10 $(CURDIR)/$(VENV)/bin/mutmut run \
 		--max-children 2
-	cd $(MUTATE) && ../../$(PY) ../../tests/rules/mutation_score.py
+	cd $(MUTATE) && $(CURDIR)/$(PY) $(CURDIR)/tests/rules/mutation_score.py
 
 lint: $(STAMP) proto
 	$(VENV)/bin/ruff check .
@@ -66,4 +66,4 @@ image:
 	deploy/docker/build.sh
 
 clean:
-	rm -rf $(VENV) dist build services/maumau/v1 .pytest_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) dist build services/maumau/v1 .pytest_cache .mypy_cache .hypothesis .mutate

@@ -122,7 +122,7 @@ async def test_a_whole_match_against_bots_in_the_terminal(address, lang):
 
 
 async def test_tips_come_from_the_bot_service_and_quitting_leaves_the_match(address):
-    bots = BotsApp(engine_config())  # the same server bootstrap
+    bots = BotsApp(engine_config())  # the same service lifecycle
     await bots.start()
     screen = SCREEN["en"]
     child = spawn(

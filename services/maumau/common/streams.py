@@ -1,16 +1,19 @@
 """Reading a Redis stream with a consumer group, each entry handled by one replica at least once.
 
 One way for every service that follows another's stream (the rating service and the
-matchmakers' rooms both read ``MatchResult`` from the engine's results stream). A service
-subclasses :class:`StreamConsumer`, writes ``handle()`` and runs ``run()`` as a background worker
-(see ``maumau.common.lifecycle``):
+matchmakers' rooms both read ``MatchResult`` from the results stream). A service subclasses
+:class:`StreamConsumer`, writes ``handle()``, and lists ``run`` among its background workers
+(see ``maumau.common.lifecycle``); its settings class has a field per :class:`ConsumerSettings`
+value it lets operators change:
 
     class Follower(StreamConsumer):
         async def handle(self, entries: Sequence[StreamEntry]) -> None:
             for entry in entries:
+                result = read_result(entry)  # maumau.common.results
                 ...  # idempotent: an entry can come again
 
-    Follower(client, stream_of(game_pb2.MatchResult), "my-group", settings.stream)
+    follower = Follower(client, RESULTS_STREAM, "tournaments", ConsumerSettings(batch=50))
+    super().__init__(server, {"results": follower.run})
 
 What run() guarantees:
 
