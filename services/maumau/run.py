@@ -48,6 +48,7 @@ from maumau.engine.settings import Settings as EngineSettings
 from maumau.gateway.settings import GatewaySettings
 from maumau.matchmaking.settings import Settings as MatchmakingSettings
 from maumau.rating.settings import Settings as RatingSettings
+from maumau.tournaments.settings import Settings as TournamentsSettings
 
 START_TIMEOUT_SECONDS = 60.0
 KILL_MARGIN_SECONDS = 5.0
@@ -73,6 +74,7 @@ SERVICES: tuple[Service, ...] = (
     Service("engine", "maumau.engine", ("maumau.v1.Engine", "maumau.v1.Players"), EngineSettings),
     Service("matchmaking", "maumau.matchmaking", ("maumau.v1.Matchmaking",), MatchmakingSettings),
     Service("rating", "maumau.rating", ("maumau.v1.Rating",), RatingSettings),
+    Service("tournaments", "maumau.tournaments", ("maumau.v1.Tournaments",), TournamentsSettings),
     Service("gateway", "maumau.gateway", ("the web client",), GatewaySettings, web=True),
 )
 
@@ -355,10 +357,11 @@ def run(stop: StopSignals) -> int:
                 }
                 bots, engine = configs["bots"], configs["engine"]
                 env.setdefault("MAUMAU_BOTS_ADDRESS", f"{connect_host(bots.host)}:{bots.port}")
-                env.setdefault(
-                    "MAUMAU_MATCHMAKING_ENGINE_ADDRESS",
-                    f"{connect_host(engine.host)}:{engine.port}",
-                )
+                for client in ("MATCHMAKING", "TOURNAMENTS"):
+                    env.setdefault(
+                        f"MAUMAU_{client}_ENGINE_ADDRESS",
+                        f"{connect_host(engine.host)}:{engine.port}",
+                    )
                 for upstream in ("engine", "matchmaking", "bots", "rating"):
                     config = configs[upstream]
                     env.setdefault(
