@@ -122,7 +122,8 @@ async def test_a_whole_match_against_bots_in_the_terminal(address, lang):
 
 
 TIP_WORDS = {  # words every reason of the hints uses in one language or the other
-    "en": ["suit", "nothing", "card", "call", "fits", "catch", "penalty", "seat", "wish", "sit out"],
+    "en": ["suit", "nothing", "card", "call", "fits", "catch", "penalty", "seat", "wish",
+           "sit out"],
     "de": ["Farbe", "ziehen", "Karte", "Ansage", "passt", "erwische", "Strafe", "Platz",
            "wünsche", "setze aus"],
 }  # fmt: skip
@@ -130,7 +131,7 @@ TIP_WORDS = {  # words every reason of the hints uses in one language or the oth
 
 @pytest.mark.parametrize("lang", ["en", "de"])
 async def test_tips_come_from_the_bot_service_in_your_language_and_quitting_leaves(address, lang):
-    bots = BotsApp(engine_config())  # the same server bootstrap
+    bots = BotsApp(engine_config())  # the same service lifecycle
     await bots.start()
     screen = SCREEN[lang]
     child = spawn(

@@ -15,7 +15,12 @@ from maumau.v1 import bots_pb2_grpc, engine_pb2, engine_pb2_grpc, game_pb2
 from tests.engine.conftest import SECRET, start_engine_with
 from tests.engine.support import auth, service_token
 
-BOTS = {0: "heuristic", 1: "random", 2: "strong", 3: "heuristic"}
+BOTS = {
+    0: game_pb2.BOT_LEVEL_HEURISTIC,
+    1: game_pb2.BOT_LEVEL_RANDOM,
+    2: game_pb2.BOT_LEVEL_STRONG,
+    3: game_pb2.BOT_LEVEL_HEURISTIC,
+}
 
 
 async def nothing_to_probe() -> None:

@@ -186,7 +186,8 @@ class Game:
                     return 0
                 view = after
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(following), 5.0)
+                async with asyncio.timeout(5.0):
+                    await asyncio.shield(following)
             self._narrate()
             self.finished = True
             await self._finish(view)
@@ -205,7 +206,8 @@ class Game:
     async def _wait_for_news(self, timeout: float) -> None:
         self.news.clear()
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.news.wait(), timeout)
+            async with asyncio.timeout(timeout):
+                await self.news.wait()
 
     async def _settle(self, quiet: float = 0.12, longest: float = 1.5) -> None:
         """Let the event stream catch up before showing the table: while the match waits for

@@ -239,7 +239,8 @@ class Platform:
         """Wait until the platform answers; UNAVAILABLE :class:`MauMauError` after ``timeout``
         seconds (default: the call timeout)."""
         try:
-            await asyncio.wait_for(self._channel.channel_ready(), timeout or self.timeout)
+            async with asyncio.timeout(timeout or self.timeout):
+                await self._channel.channel_ready()
         except TimeoutError:
             raise MauMauError(
                 grpc.StatusCode.UNAVAILABLE, f"no Mau-Mau platform answers at {self.address}"
@@ -960,7 +961,10 @@ class Seat(_Table):
                     await asyncio.sleep(poll_seconds)
                     continue
                 try:
-                    await asyncio.wait_for(news.get(), poll_seconds)
+                    # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a
+                    # cancellation that meets its timeout, and this loop would run on.
+                    async with asyncio.timeout(poll_seconds):
+                        await news.get()
                 except TimeoutError:
                     continue
                 while not news.empty():
