@@ -591,7 +591,7 @@ class Player:
         request = matchmaking_pb2.CreateRoomRequest(
             ruleset=game_pb2.Ruleset(preset=preset, options=_option_map(options)),
             seats=seats,
-            bot_level=bot_level,
+            bot_level=wire.bot_level_to_pb(bot_level),
             turn_seconds=turn_seconds,
         )
         return Room(
