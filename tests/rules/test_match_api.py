@@ -231,3 +231,15 @@ def test_a_determinization_keeps_the_card_just_drawn() -> None:
     world = determinize(match.view(0), random.Random(1))
     assert world.view(0).drawn.text == "2S"
     assert legal(world, 0) == {"2S", "pass"}
+
+
+def test_the_unchecked_path_applies_a_legal_action_exactly_as_apply_does() -> None:
+    """Search applies listed actions without checking them again: same events, same match."""
+    match = Match.new(COLOUR, 3, "unchecked")
+    for _ in range(40):
+        seat = next(s for s in range(3) if match.legal_actions(s))
+        for action in match.legal_actions(seat):
+            checked, unchecked = match.copy(), match.copy()
+            assert checked.apply(seat, action) == unchecked.apply_unchecked(seat, action)
+            assert checked == unchecked
+        match.apply(seat, next(iter(match.legal_actions(seat))))
