@@ -38,6 +38,7 @@ bench: $(STAMP) proto
 # Mutation testing of the rules core against the rules tests only (not part of `make test`).
 # mutmut imports mutants only from ./, src/ or source/, so the core and its tests are copied
 # (mtimes kept, so unchanged files keep their cached results) into .mutate/src.
+# MUTANTS="name ..." (fnmatch patterns of mutmut's names) runs only those mutants again.
 MUTATE := .mutate
 mutate: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[dev,mutate]'
@@ -48,7 +49,7 @@ mutate: $(STAMP)
 	cp -rp services/maumau/rules $(MUTATE)/src/maumau/
 	cp -rp tests/__init__.py tests/rules $(MUTATE)/tests/
 	cd $(MUTATE) && MAUMAU_HYPOTHESIS_PROFILE=mutate nice -n 10 $(CURDIR)/$(VENV)/bin/mutmut run \
-		--max-children 2
+		--max-children 2 $(MUTANTS)
 	cd $(MUTATE) && $(CURDIR)/$(PY) $(CURDIR)/tests/rules/mutation_score.py
 
 lint: $(STAMP) proto
