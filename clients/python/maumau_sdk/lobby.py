@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from maumau.v1 import matchmaking_pb2, rating_pb2
+from maumau_sdk.values import bot_level_name
 
 FINAL_TICKET_STATES = frozenset({"seated", "cancelled", "expired"})
 
@@ -89,10 +90,10 @@ class RoomState:
             link=message.link,
             ruleset=message.ruleset_text,
             seats=tuple(
-                RoomSeat(s.seat, s.player_id, s.name, s.bot_level, s.wins)
+                RoomSeat(s.seat, s.player_id, s.name, bot_level_name(s.bot_level), s.wins)
                 for s in message.seat_list
             ),
-            bot_level=message.bot_level,
+            bot_level=bot_level_name(message.bot_level),
             host_player_id=message.host_player_id,
             status=message.status,
             match_id=message.match_id,

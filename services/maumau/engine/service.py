@@ -89,7 +89,8 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             except ValueError as error:
                 raise invalid(str(error)) from None
             if not bots[seat]:
-                raise invalid(f"bot seat {seat} names no level: choose one of {BOT_LEVELS}")
+                levels = ", ".join(BOT_LEVELS)
+                raise invalid(f"bot seat {seat} names no level: choose one of {levels}")
         if not 0 <= request.turn_seconds <= 3600:
             raise invalid("turn_seconds must be from 0 (no timer) to 3600")
         if request.max_timeouts < 0:
