@@ -36,19 +36,19 @@ bench: $(STAMP) proto
 
 # Mutation testing of the rules core against the rules tests only (not part of `make test`).
 # mutmut imports mutants only from ./, src/ or source/, so the core and its tests are copied
-# (mtimes kept, so unchanged files keep their cached results) into build/mutate/src.
-MUTATE := build/mutate
+# (mtimes kept, so unchanged files keep their cached results) into .mutate/src.
+MUTATE := .mutate
 mutate: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[dev,mutate]'
 	mkdir -p $(MUTATE)/src/maumau $(MUTATE)/tests
 	cp -p pyproject.toml $(MUTATE)/
-	cp -p services/maumau/__init__.py $(MUTATE)/src/maumau/
+	test -f $(MUTATE)/src/maumau/__init__.py || touch $(MUTATE)/src/maumau/__init__.py
 	rm -rf $(MUTATE)/src/maumau/rules $(MUTATE)/tests/rules
 	cp -rp services/maumau/rules $(MUTATE)/src/maumau/
 	cp -rp tests/__init__.py tests/rules $(MUTATE)/tests/
-	cd $(MUTATE) && MAUMAU_HYPOTHESIS_PROFILE=mutate nice -n 10 ../../$(VENV)/bin/mutmut run \
+	cd $(MUTATE) && MAUMAU_HYPOTHESIS_PROFILE=mutate nice -n 10 $(CURDIR)/$(VENV)/bin/mutmut run \
 		--max-children 2
-	cd $(MUTATE) && ../../$(PY) ../../tests/rules/mutation_score.py
+	cd $(MUTATE) && $(CURDIR)/$(PY) $(CURDIR)/tests/rules/mutation_score.py
 
 lint: $(STAMP) proto
 	$(VENV)/bin/ruff check .
@@ -57,13 +57,13 @@ lint: $(STAMP) proto
 
 # The platform, SDK and rules-core wheels in dist/, each with its generated code built in.
 wheel: $(STAMP)
-	rm -rf dist build clients/python/build distributions/rules/build
+	rm -rf dist build/lib build/bdist.* clients/python/build distributions/rules/build
 	$(PY) -m pip wheel --quiet --no-deps --wheel-dir dist . clients/python distributions/rules
 	@ls dist
 
-# The one container image of every service (deploy/docker), with docker or podman.
-image: wheel
+# The one container image of every service (deploy/docker; its first stage builds the wheel).
+image:
 	deploy/docker/build.sh
 
 clean:
-	rm -rf $(VENV) dist build services/maumau/v1 .pytest_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) dist build services/maumau/v1 .pytest_cache .mypy_cache .hypothesis .mutate

@@ -3,7 +3,7 @@
 Figures are written to ``bench/results.json`` (figure name -> number), merged with what other parts
 wrote before, so they can be tracked over time. ``python -m bench [seconds] [part ...]`` sets the
 time per measurement (default 3) and runs only the parts named (rules, references, engine, bots,
-rating, matchmaking; default all of them). The bot league plays MAUMAU_BENCH_LEAGUE_ROUNDS
+rating, matchmaking, gateway; default all of them). The bot league plays MAUMAU_BENCH_LEAGUE_ROUNDS
 rounds per matchup (default 100).
 """
 
@@ -17,6 +17,7 @@ from pathlib import Path
 from bench import references
 from bench.bots import bench_bots
 from bench.engine import bench_engine
+from bench.gateway import bench_gateway
 from bench.matchmaking import bench_matchmaking
 from bench.rating import bench_rating
 from bench.rules import plays_first, random_rounds
@@ -86,7 +87,7 @@ def bench_references(seconds: float, figures: dict[str, float]) -> None:
         print(f"  OpenSpiel skipped: {missing}")
 
 
-PARTS = ("rules", "references", "engine", "bots", "rating", "matchmaking")
+PARTS = ("rules", "references", "engine", "bots", "rating", "matchmaking", "gateway")
 
 
 def main() -> None:
@@ -102,6 +103,8 @@ def main() -> None:
         bench_references(seconds, figures)
     if "engine" in parts:
         figures.update(bench_engine(seconds))
+    if "gateway" in parts:
+        figures.update(bench_gateway(seconds))
     if "bots" in parts:
         rounds = int(os.environ.get("MAUMAU_BENCH_LEAGUE_ROUNDS", "100"))
         figures.update(bench_bots(rounds, budget_seconds=0.2, max_worlds=40))

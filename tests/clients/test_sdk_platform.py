@@ -25,6 +25,7 @@ async def platform(whole_platform: RunningPlatform) -> AsyncIterator[Platform]:
         whole_platform.address("engine"),
         matchmaking_address=whole_platform.address("matchmaking"),
         rating_address=whole_platform.address("rating"),
+        bots_address=whole_platform.address("bots"),
     ) as connected:
         yield connected
 
@@ -114,3 +115,17 @@ async def test_a_searching_ticket_is_cancelled_and_refusals_are_clear(platform):
     with pytest.raises(MauMauError) as unknown_player:
         await platform.profile("nobody-at-all")
     assert unknown_player.value.status == grpc.StatusCode.NOT_FOUND
+
+
+async def test_hints_rank_every_legal_action_with_reasons_in_english_and_german(platform):
+    player = await platform.register("Learner")
+    seat = await player.create_match("classic", 2, bots=["random"], options={"target": 0})
+    async for view in seat.turns():
+        hints = await platform.hints(view, lang="de")
+        assert {h.action for h in hints} == set(view.legal)
+        assert [h.score for h in hints] == sorted((h.score for h in hints), reverse=True)
+        best = hints[0]
+        assert best.reasons and best.text("de") == best.server_text
+        assert best.text("en") != best.text("de")
+        await seat.leave()
+        break

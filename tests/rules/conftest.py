@@ -13,7 +13,7 @@ _SHARED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 settings.register_profile("default", max_examples=25, **_SHARED)
 settings.register_profile("ci", max_examples=300, **_SHARED)
 settings.register_profile(
-    "mutate", max_examples=10, derandomize=True, database=None, print_blob=False, **_SHARED
+    "mutate", max_examples=4, derandomize=True, database=None, print_blob=False, **_SHARED
 )
 
 

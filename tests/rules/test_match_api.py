@@ -154,6 +154,17 @@ def test_bytes_restore_every_field_mid_round() -> None:
     assert legal(restored, 2) == legal(match, 2)
 
 
+def test_bytes_restore_a_drawn_card_and_a_wish() -> None:
+    match = position("3C 4C", "5D", top="9S", draw="2S", ruleset=CLASSIC)
+    act(match, 0, "draw")
+    restored = Match.from_bytes(match.to_bytes())
+    assert restored.view(0).drawn.text == "2S" and legal(restored, 0) == {"2S", "pass"}
+    act(restored, 0, "pass")
+    wished = position("JC 5H", "KS 2S", top="9H", draw="QS", ruleset=CLASSIC)
+    act(wished, 0, "JC:S")
+    assert Match.from_bytes(wished.to_bytes()).view(1).active_suit == "S"
+
+
 def test_bytes_restore_a_finished_match() -> None:
     match = position("5H", "KS", top="9H", ruleset=Ruleset.create("classic", {"target": 0}))
     act(match, 0, "5H!maumau")

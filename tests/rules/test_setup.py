@@ -45,7 +45,7 @@ def test_more_copies_than_the_deck_holds_are_refused():
     with pytest.raises(BadSetup) as err:
         setup("classic", ["7H 7H 7H", "7H 2C"], "7H")
     assert err.value.code == "bad_setup"
-    assert "5 7H" in err.value.message and "1 french52" in err.value.message
+    assert "5 7H" in err.value.message and "one deck (french52)" in err.value.message
 
 
 def test_a_card_twice_across_hands_and_piles_is_refused():

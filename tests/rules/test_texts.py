@@ -249,7 +249,7 @@ def test_card_points_under_each_scoring() -> None:
             "round 2: seat 1 deals, starter 9H",
         ),
         (Drew(2, 2, "penalty"), "seat 2 takes 2 penalty cards"),
-        (Drew(0, 1, "draw", (Card.parse("7H"),)), "seat 0 draws 1: 7H"),
+        (Drew(0, 2, "draw", (Card.parse("7H"), Card.parse("W"))), "seat 0 draws 2: 7H W"),
         (Drew(1, 5, "deal"), "seat 1 is dealt 5 cards"),
         (Drew(1, 2, "caught"), "seat 1 draws 2 for the missed call"),
         (Drew(1, 4, "challenge"), "seat 1 draws 4 after the challenge"),
@@ -291,7 +291,7 @@ def test_every_event_is_told_in_one_line(event, line) -> None:
 
 
 def test_only_events_are_told() -> None:
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="not an event: 'a string'"):
         describe("a string")  # type: ignore[arg-type]
 
 
@@ -305,8 +305,8 @@ def test_a_setup_names_what_makes_it_unplayable() -> None:
 
     assert refused(discard=[]) == "the discard pile needs a top card"
     top = parse_cards("9H")
-    assert refused(discard=top, dealer=2) == "dealer and turn must be seats of the table"
-    assert refused(discard=top, turn=-1) == "dealer and turn must be seats of the table"
+    assert refused(discard=top, dealer=2) == "dealer 2 is not a seat dealt in at this table of 2"
+    assert refused(discard=top, turn=-1) == "turn -1 is not a seat dealt in at this table of 2"
     assert refused(discard=top, wished="R") == "wished suit R is not one of S, H, D, C"
     assert refused(discard=top, pending="jump") == "pending is one of '', draw, skip, draw4"
     assert refused(discard=parse_cards("R5")) == "R5 not in the french52 deck"

@@ -28,6 +28,7 @@ The pieces:
 - :func:`verify_match`: check the revealed seed and replay every deal and draw you saw
 - :meth:`Player.enqueue` -> :class:`Ticket` (``await ticket.seat()``); :meth:`Player.create_room`
   and :meth:`Player.join_room` -> :class:`Room` (``await room.seat()``, ``room.next_match()``)
+- :meth:`Platform.hints`: the legal actions ranked by the Bots service, with their reasons
 - :meth:`Platform.leaderboard`, :meth:`Platform.around`, :meth:`Platform.profile`,
   :meth:`Platform.history` (and the same for yourself on :class:`Player`)
 """
@@ -35,6 +36,7 @@ The pieces:
 from maumau.rules import Action, Card, Play
 from maumau_sdk.client import (
     DEFAULT_ADDRESS,
+    DEFAULT_BOTS_ADDRESS,
     DEFAULT_MATCHMAKING_ADDRESS,
     DEFAULT_RATING_ADDRESS,
     EventStream,
@@ -49,6 +51,7 @@ from maumau_sdk.client import (
 from maumau_sdk.errors import MauMauError
 from maumau_sdk.fairness import FairnessReport, verify_match
 from maumau_sdk.lobby import (
+    Hint,
     History,
     LadderEntry,
     Leaderboard,
@@ -76,6 +79,7 @@ from maumau_sdk.values import (
 
 __all__ = [
     "DEFAULT_ADDRESS",
+    "DEFAULT_BOTS_ADDRESS",
     "DEFAULT_MATCHMAKING_ADDRESS",
     "DEFAULT_RATING_ADDRESS",
     "ActResult",
@@ -85,6 +89,7 @@ __all__ = [
     "Event",
     "EventStream",
     "FairnessReport",
+    "Hint",
     "History",
     "LadderEntry",
     "Leaderboard",

@@ -35,6 +35,8 @@ import grpc
 from maumau import wire
 from maumau.rules import BadInput
 from maumau.v1 import (
+    bots_pb2,
+    bots_pb2_grpc,
     engine_pb2,
     engine_pb2_grpc,
     game_pb2,
@@ -46,7 +48,7 @@ from maumau.v1 import (
     rating_pb2_grpc,
 )
 from maumau_sdk.errors import RETRYABLE, MauMauError
-from maumau_sdk.lobby import History, Leaderboard, Profile, RoomState, TicketState
+from maumau_sdk.lobby import Hint, History, Leaderboard, Profile, RoomState, TicketState
 from maumau_sdk.values import (
     ActionLike,
     ActResult,
@@ -60,6 +62,7 @@ from maumau_sdk.values import (
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 DEFAULT_MATCHMAKING_ADDRESS = "127.0.0.1:50053"
 DEFAULT_RATING_ADDRESS = "127.0.0.1:50054"
+DEFAULT_BOTS_ADDRESS = "127.0.0.1:50052"
 CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
     # Reconnect soon after a replica restarts: gRPC's own backoff grows to two minutes.
     ("grpc.initial_reconnect_backoff_ms", 100),
@@ -145,10 +148,12 @@ class Platform:
         interceptors: Sequence[grpc.aio.ClientInterceptor] = (),
         matchmaking_address: str = DEFAULT_MATCHMAKING_ADDRESS,
         rating_address: str = DEFAULT_RATING_ADDRESS,
+        bots_address: str = DEFAULT_BOTS_ADDRESS,
     ) -> None:
         self.address = address
         self.matchmaking_address = matchmaking_address
         self.rating_address = rating_address
+        self.bots_address = bots_address
         self.timeout = timeout
         """Seconds each call may take (per attempt)."""
         self.retry = retry or RetryPolicy()
@@ -171,6 +176,7 @@ class Platform:
         interceptors: Sequence[grpc.aio.ClientInterceptor] = (),
         matchmaking_address: str = DEFAULT_MATCHMAKING_ADDRESS,
         rating_address: str = DEFAULT_RATING_ADDRESS,
+        bots_address: str = DEFAULT_BOTS_ADDRESS,
     ) -> Platform:
         """A platform client for the engine at ``address`` ("host:port"), the matchmaker and the
         rating service at theirs (connected at their first use); TLS when ``credentials`` are
@@ -184,6 +190,7 @@ class Platform:
             interceptors=interceptors,
             matchmaking_address=matchmaking_address,
             rating_address=rating_address,
+            bots_address=bots_address,
         )
 
     def _open(self, address: str | None = None) -> grpc.aio.Channel:
@@ -290,6 +297,23 @@ class Platform:
             safe=True,
         )
         return str(reply.name)
+
+    # ------------------------------------------------------------------ tips
+
+    async def hints(self, view: View, *, lang: str = "en") -> list[Hint]:
+        """Every legal action of ``view`` ranked by the platform's Bots service, best first,
+        each with its reasons (render them with ``hint.text(lang)``; ``lang`` also asks the
+        service for ready-made text in ``hint.server_text``)."""
+        stub = bots_pb2_grpc.BotsStub(self._channel_to(self.bots_address))  # type: ignore[no-untyped-call]
+        reply = await self._call(
+            lambda: stub.Hint(
+                bots_pb2.HintRequest(view=view.pb, lang=lang),
+                timeout=self.timeout,
+                wait_for_ready=True,
+            ),
+            safe=True,
+        )
+        return [Hint.from_pb(ranked) for ranked in reply.actions]
 
     # ------------------------------------------------------------------ rating
 

@@ -1,4 +1,5 @@
-"""Values of matchmaking and rating: tickets, rooms, leaderboards, profiles and histories.
+"""Values of matchmaking, rating and tips: tickets, rooms, leaderboards, profiles, histories and
+hints.
 
 Each is a frozen dataclass of the fields a client reads most, keeping its protobuf message in
 ``pb`` for the rest (see ``protos/maumau/v1/matchmaking.proto`` and ``rating.proto``).
@@ -8,7 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from maumau.v1 import matchmaking_pb2, rating_pb2
+from maumau.rules import Action
+from maumau.rules.reasons import Reason, render_all
+from maumau.v1 import bots_pb2, matchmaking_pb2, rating_pb2
+from maumau.wire import action_from_pb, reasons_from_pb
 from maumau_sdk.values import bot_level_name
 
 FINAL_TICKET_STATES = frozenset({"seated", "cancelled", "expired"})
@@ -255,3 +259,28 @@ class History:
     @classmethod
     def from_pb(cls, message: rating_pb2.HistoryPage) -> History:
         return cls(message.total, tuple(MatchSummary.from_pb(m) for m in message.matches))
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """One legal action as the Bots service ranks it, with its reasons as codes."""
+
+    action: Action
+    score: float
+    reasons: tuple[Reason, ...]
+    server_text: str
+    """The reasons as the service wrote them (in the language asked for)."""
+
+    def text(self, lang: str = "en") -> str:
+        """The reasons in ``lang`` ('en' or 'de'); a service that sent no codes (a third
+        party's bot) is shown in its own words."""
+        return render_all(self.reasons, lang) or self.server_text
+
+    @classmethod
+    def from_pb(cls, message: bots_pb2.RankedAction) -> Hint:
+        return cls(
+            action_from_pb(message.action),
+            message.score,
+            reasons_from_pb(message.reasons),
+            message.reason,
+        )

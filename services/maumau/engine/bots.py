@@ -60,7 +60,10 @@ class BotPlayers:
     ) -> Action:
         channel = self._channels.get(address)
         if channel is None:
-            channel = self._channels[address] = grpc.aio.insecure_channel(address)
+            # round_robin: a dns:/// target of a headless Service spreads calls over every pod.
+            channel = self._channels[address] = grpc.aio.insecure_channel(
+                address, options=[("grpc.lb_policy_name", "round_robin")]
+            )
         reply = await bots_pb2_grpc.BotsStub(channel).Decide(
             bots_pb2.DecideRequest(
                 view=view_to_pb(view, match_id, version),

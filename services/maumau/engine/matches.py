@@ -40,6 +40,11 @@ MATCHES_FINISHED = prometheus_client.Counter("engine_matches_finished_total", "M
 MATCHES_ACTIVE = prometheus_client.Gauge(
     "engine_matches_active", "Matches being played, as counted in Redis."
 )
+DEADLINE_OVERDUE = prometheus_client.Gauge(
+    "engine_deadline_overdue_seconds",
+    "How long the earliest deadline (turn timer, bot move) is past due, as seen in Redis: "
+    "above a lease, the matches behind it stand still longer than their timers allow.",
+)
 
 
 @dataclass

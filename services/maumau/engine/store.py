@@ -238,6 +238,11 @@ class MatchStore:
         count: int = await self.redis.scard(ACTIVE)
         return count
 
+    async def earliest_deadline(self) -> float | None:
+        """The due time of the earliest deadline of any match (None: no deadline set)."""
+        first: list[tuple[bytes, float]] = await self.redis.zrange(DEADLINES, 0, 0, withscores=True)
+        return first[0][1] if first else None
+
     async def index_player(self, player_id: str, match_id: str, at: float) -> None:
         await self.redis.zadd(f"player:{{{player_id}}}:matches", {match_id: at})
 

@@ -1,5 +1,11 @@
 """The rules core: every Mau-Mau rule system as pure, deterministic Python with no I/O.
 
+:class:`Match` is the public face; behind it one module per concern: ``legal`` (checking and
+listing actions), ``turns`` (applying them, dealing and scoring rounds), ``calls`` (calls and
+catches), ``scoring``, ``observer`` (what one seat sees), ``codec`` (bytes), ``state`` (every
+field declared once) and ``variants`` (what each preset changes, behind a few hooks). Values:
+``cards``, ``actions``, ``events``, ``kinds`` (the enumerations), ``ruleset``, ``errors``.
+
 >>> from maumau.rules import Match, Ruleset
 >>> match = Match.new(Ruleset.create("classic"), seats=4, seed=7)
 >>> len(match.view(0).hand)

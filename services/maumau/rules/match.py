@@ -35,7 +35,6 @@ from .kinds import (
     NO_PENDING,
     OVER,
     PLAYING,
-    STARTER_SUIT,
     Calls,
     Outcome,
     Pending,
@@ -43,20 +42,9 @@ from .kinds import (
 from .legal import LegalActions
 from .observer import View, observe
 from .ruleset import Ruleset
-from .scoring import card_points
-from .state import MatchState
+from .state import MatchState, blank
 
-__all__ = [
-    "DRAWN",
-    "OVER",
-    "PLAYING",
-    "STARTER_SUIT",
-    "LegalActions",
-    "Match",
-    "Outcome",
-    "View",
-    "card_points",
-]
+__all__ = ["LegalActions", "Match", "Outcome", "View"]
 
 
 class Match(MatchState):
@@ -177,22 +165,7 @@ class Match(MatchState):
     @classmethod
     def _blank(cls, ruleset: Ruleset, seats: int, seed: str) -> Match:
         ruleset.check_seats(seats)
-        match = cls.__new__(cls)
-        match.ruleset, match.variant, match.seats, match.seed = (
-            ruleset,
-            ruleset.variant,
-            seats,
-            seed,
-        )
-        match.round, match.dealer, match.turn, match.turn_no = 1, 0, 0, 0
-        match.totals, match.round_wins = [0] * seats, [0] * seats
-        match.maumaus, match.specials = [0] * seats, [0] * seats
-        match.in_round, match.deciding = [True] * seats, False
-        match.hands = [[] for _ in range(seats)]
-        match.draw_pile, match.discard = [], []
-        match.outcome = None
-        turns.reset_round(match)
-        return match
+        return cls(ruleset, seats, seed)
 
     # ------------------------------------------------------------------ inspection
 
@@ -217,7 +190,7 @@ class Match(MatchState):
         return observe(self, seat)
 
     def copy(self) -> Match:
-        other = type(self).__new__(type(self))
+        other = blank(type(self))
         self.copy_state(other)
         return other
 
@@ -287,13 +260,16 @@ def _check_cards(match: Match) -> None:
     listed = Counter(match.draw_pile) + Counter(match.discard)
     for hand in match.hands:
         listed += Counter(hand)
+    strangers = sorted((card for card in listed if card not in deck), key=_code)
+    if strangers:
+        shown = " ".join(str(card) for card in strangers)
+        raise BadSetup(f"{shown} not in the {match.ruleset.deck} deck")
     extra = listed - deck
     if extra:
         copies = match.ruleset.decks_for(match.seats)
+        decks = "one deck" if copies == 1 else f"{copies} decks"
         shown = ", ".join(f"{listed[card]} {card}" for card in sorted(extra, key=_code))
-        raise BadSetup(
-            f"{shown}: more than the {copies} {match.ruleset.deck} deck(s) of this table hold"
-        )
+        raise BadSetup(f"{shown}: more than the {decks} ({match.ruleset.deck}) of this table hold")
 
 
 def _code(card: Card) -> int:

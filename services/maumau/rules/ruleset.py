@@ -65,6 +65,9 @@ class Ruleset:
     def __post_init__(self) -> None:
         object.__setattr__(self, "variant", find_variant(self.preset)(self))
 
+    # The mechanics a preset fixes (no option changes them) are its variant's class metadata,
+    # read through here, so they are written in one place.
+
     @property
     def jack_rule(self) -> JackRule:
         return self.variant.jack_rule

@@ -10,10 +10,10 @@ public face.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from .cards import Card
-from .kinds import Outcome, Pending, Phase
+from .kinds import NO_PENDING, PLAYING, Outcome, Pending, Phase
 
 if TYPE_CHECKING:
     from .ruleset import Ruleset
@@ -94,8 +94,37 @@ class MatchState:
     reshuffles: int = field(metadata=_state())
     outcome: Outcome | None = field(metadata=_state(codec="outcome"))
 
+    def __init__(self, ruleset: Ruleset, seats: int, seed: str) -> None:
+        """A match before its first deal: no cards anywhere, every count at zero."""
+        self.ruleset, self.variant, self.seats, self.seed = ruleset, ruleset.variant, seats, seed
+        self.round, self.dealer, self.turn, self.turn_no = 1, 0, 0, 0
+        self.totals, self.round_wins = [0] * seats, [0] * seats
+        self.maumaus, self.specials = [0] * seats, [0] * seats
+        self.in_round, self.deciding = [True] * seats, False
+        self.hands = [[] for _ in range(seats)]
+        self.draw_pile, self.discard = [], []
+        self.outcome = None
+        self.reset_round()
+
+    def reset_round(self) -> None:
+        """The state every round starts from, before the deal."""
+        self.direction = 1
+        self.wished, self.wish_jack = None, False
+        self.pending, self.pending_count, self.pending_optional, self.chain = (
+            NO_PENDING,
+            0,
+            False,
+            0,
+        )
+        self.bluff, self.bluffer = False, -1
+        self.drawn, self.phase, self.chooser = None, PLAYING, -1
+        self.missed = {}
+        self.declared = [False] * self.seats
+        self.out_seat = None
+        self.reshuffles = 0
+
     def copy_state(self, other: MatchState) -> None:
-        """Make ``other`` (a blank instance) an independent copy of this state."""
+        """Make ``other`` an independent copy of this state."""
         for name in _SHARED_FIELDS:
             setattr(other, name, getattr(self, name))
         for name in _LIST_FIELDS:
@@ -104,6 +133,15 @@ class MatchState:
             setattr(other, name, [list(inner) for inner in getattr(self, name)])
         for name in _DICT_FIELDS:
             setattr(other, name, dict(getattr(self, name)))
+
+
+S = TypeVar("S", bound=MatchState)
+
+
+def blank(cls: type[S]) -> S:
+    """An instance with no field set yet, for :meth:`MatchState.copy_state` and the codec to fill
+    in: it skips the constructor's work, which copying and decoding would overwrite at once."""
+    return cls.__new__(cls)
 
 
 STATE_FIELDS: Final = fields(MatchState)

@@ -198,24 +198,11 @@ def move_on(m: MatchState) -> None:
     m.turn = seat
 
 
-def reset_round(m: MatchState) -> None:
-    """The state a round starts from, before the deal."""
-    m.direction = 1
-    m.wished, m.wish_jack = None, False
-    clear_pending(m)
-    m.bluff, m.bluffer = False, -1
-    m.drawn, m.phase, m.chooser = None, PLAYING, -1
-    m.missed = {}
-    m.declared = [False] * m.seats
-    m.out_seat = None
-    m.reshuffles = 0
-
-
 def start_round(m: MatchState, events: list[Event]) -> None:
     """Deal the next round from the seed: the next dealer in, hands one card at a time from the
     dealer's left, the starting card turned up and its rule applied."""
     rules = m.ruleset
-    reset_round(m)
+    m.reset_round()
     active = [s for s in range(m.seats) if m.in_round[s]]
     m.dealer = next(
         s for s in ((m.dealer + i) % m.seats for i in range(1, m.seats + 1)) if m.in_round[s]
