@@ -587,7 +587,8 @@ class Player:
         turn_seconds: int = 0,
     ) -> Room:
         """Open a private room (you host it, at seat 0); share ``room.state.code``. With a
-        ``bot_level``, bots take the seats still free when you start it."""
+        ``bot_level`` ("random", "heuristic", "strong"; ValueError for any other name), bots
+        take the seats still free when you start it."""
         request = matchmaking_pb2.CreateRoomRequest(
             ruleset=game_pb2.Ruleset(preset=preset, options=_option_map(options)),
             seats=seats,

@@ -84,11 +84,16 @@ class SeatInfo:
 
     @classmethod
     def from_pb(cls, message: game_pb2.SeatInfo) -> SeatInfo:
-        try:
-            level = wire.bot_level_from_pb(message.bot_level)
-        except ValueError:  # a level newer than this SDK
-            level = f"level {message.bot_level}"
+        level = bot_level_name(message.bot_level)
         return cls(message.seat, message.player_id, message.name, level, message.left)
+
+
+def bot_level_name(level: int) -> str:
+    """A BotLevel's name ("strong"), "" for none, "level N" for one newer than this SDK."""
+    try:
+        return wire.bot_level_from_pb(level)
+    except ValueError:
+        return f"level {level}"
 
 
 @dataclass(frozen=True, slots=True)
