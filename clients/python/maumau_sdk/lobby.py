@@ -65,8 +65,8 @@ class RoomSeat:
     player_id: str
     """"" for a bot or an empty seat."""
     name: str
-    bot_level: int
-    """The proto's ``BotLevel`` value (0: none)."""
+    bot_level: str
+    """The bots' level by name ("strong"), "" for none."""
     wins: int
 
 
@@ -78,8 +78,8 @@ class RoomState:
     link: str
     ruleset: str
     seats: tuple[RoomSeat, ...]
-    bot_level: int
-    """The proto's ``BotLevel`` value (0: none)."""
+    bot_level: str
+    """The bots' level by name ("strong"), "" for none."""
     host_player_id: str
     status: str
     """"open", "starting" or "playing"."""
