@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import grpc
@@ -221,7 +222,7 @@ def wait_serving(running: Running, stop: StopSignals) -> None:
     deadline = time.monotonic() + START_TIMEOUT_SECONDS
     request = health_pb2.HealthCheckRequest(service="")
     with grpc.insecure_channel(running.address) as channel:
-        health = health_pb2_grpc.HealthStub(channel)
+        health: Any = health_pb2_grpc.HealthStub(channel)  # its stub types omit the methods
 
         def serving() -> bool:
             if running.service.web:
