@@ -1,4 +1,5 @@
-"""A real engine (bots moving without a pause) and tournaments replicas over the shared Redis."""
+"""Tournaments replicas over the shared Redis, on the engine of tests/conftest.py (bots moving
+without a pause)."""
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 
@@ -10,7 +11,6 @@ from maumau.common.redis_server import EmbeddedRedis
 from maumau.engine.app import EngineApp
 from maumau.tournaments.app import TournamentsApp
 from maumau.v1 import tournaments_pb2_grpc
-from tests.engine.conftest import start_engine
 from tests.tournaments.support import Clock, clear_tournaments, start_tournaments
 
 StartTournaments = Callable[..., Awaitable[TournamentsApp]]
@@ -21,14 +21,6 @@ async def redis_client(redis_server: EmbeddedRedis) -> AsyncIterator[redis.async
     client = redis.asyncio.Redis.from_url(redis_server.url)
     await clear_tournaments(client)
     yield client
-    await client.aclose()
-
-
-@pytest.fixture
-async def engine(redis_server: EmbeddedRedis) -> AsyncIterator[EngineApp]:
-    app, client = await start_engine(redis_server.url)
-    yield app
-    await app.stop(0)
     await client.aclose()
 
 
