@@ -19,6 +19,7 @@ there. Calls that change something take the :class:`~maumau_sdk.client.Player` m
 from __future__ import annotations
 
 import asyncio
+import builtins
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TypeVar
 
@@ -104,7 +105,11 @@ class Tournaments:
             turn_seconds=turn_seconds,
             bot_level=bot_level,
         )
-        return await self._call(lambda: self._stub.CreateTournament(request, **self._as(organizer)))
+        return await self._call(
+            lambda: self._stub.CreateTournament(
+                request, metadata=self._as(organizer), timeout=self.timeout
+            )
+        )
 
     async def register(
         self, player: Player, tournament_id: str, *, bot_name: str = "", bot_level: str = ""
@@ -113,24 +118,35 @@ class Tournaments:
         request = pb.RegisterEntrantRequest(
             tournament_id=tournament_id, bot_name=bot_name, bot_level=bot_level
         )
-        return await self._call(lambda: self._stub.Register(request, **self._as(player)))
+        return await self._call(
+            lambda: self._stub.Register(request, metadata=self._as(player), timeout=self.timeout)
+        )
 
     async def unregister(
         self, player: Player, tournament_id: str, *, bot_name: str = ""
     ) -> pb.Tournament:
         """Withdraw before the start, leave after it (keeping the points so far)."""
         request = pb.UnregisterEntrantRequest(tournament_id=tournament_id, bot_name=bot_name)
-        return await self._call(lambda: self._stub.Unregister(request, **self._as(player)))
+        return await self._call(
+            lambda: self._stub.Unregister(request, metadata=self._as(player), timeout=self.timeout)
+        )
 
     async def start(self, organizer: Player, tournament_id: str) -> pb.Tournament:
         request = pb.StartTournamentRequest(tournament_id=tournament_id)
-        return await self._call(lambda: self._stub.StartTournament(request, **self._as(organizer)))
+        return await self._call(
+            lambda: self._stub.StartTournament(
+                request, metadata=self._as(organizer), timeout=self.timeout
+            )
+        )
 
     async def seat(self, player: Player, tournament_id: str) -> pb.Seat:
         """The player's seat in the block (or deciding round) being played: its match id and
         seat token, to play with :meth:`~maumau_sdk.client.Player.match` and the engine."""
         request = pb.GetSeatRequest(tournament_id=tournament_id)
-        return await self._call(lambda: self._stub.GetSeat(request, **self._as(player)), safe=True)
+        return await self._call(
+            lambda: self._stub.GetSeat(request, metadata=self._as(player), timeout=self.timeout),
+            safe=True,
+        )
 
     # ------------------------------------------------------------ reading
 
@@ -160,7 +176,7 @@ class Tournaments:
             lambda: self._stub.GetChampionship(request, timeout=self.timeout), safe=True
         )
 
-    async def history(self, player: str, limit: int = 20) -> list[pb.PlayerTournament]:
+    async def history(self, player: str, limit: int = 20) -> builtins.list[pb.PlayerTournament]:
         """A player's (id or ``bot:<name>``) tournaments and places, newest first."""
         request = pb.GetPlayerTournamentsRequest(player=player, limit=limit)
         reply = await self._call(
@@ -194,11 +210,8 @@ class Tournaments:
 
     # ------------------------------------------------------------ calls
 
-    def _as(self, player: Player) -> dict[str, object]:
-        return {
-            "metadata": (("authorization", f"Bearer {player.token}"),),
-            "timeout": self.timeout,
-        }
+    def _as(self, player: Player) -> tuple[tuple[str, str], ...]:
+        return (("authorization", f"Bearer {player.token}"),)
 
     async def _call(self, make: Callable[[], Awaitable[T]], *, safe: bool = False) -> T:
         """One call; a ``safe`` one (reading) is repeated after a transient failure."""

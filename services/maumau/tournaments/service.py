@@ -14,6 +14,7 @@ import grpc
 from maumau import wire
 from maumau.common import tokens
 from maumau.common.errors import ServiceError
+from maumau.common.players import PlayerDirectory
 from maumau.rules.errors import BadInput
 from maumau.tournaments import ranking
 from maumau.tournaments.engine import Engine
@@ -38,13 +39,6 @@ MAX_NAME = 64
 
 def invalid(message: str) -> ServiceError:
     return ServiceError(grpc.StatusCode.INVALID_ARGUMENT, message)
-
-
-def bearer(context: Context) -> str:
-    for key, value in context.invocation_metadata() or ():
-        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
-            return value[len("Bearer ") :]
-    raise tokens.TokenError("no token: send 'authorization: Bearer <player token>' in the metadata")
 
 
 def _name(text: str, what: str, longest: int) -> str:
@@ -77,7 +71,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
         self._follows = 0
 
     def _player(self, context: Context) -> str:
-        return tokens.verify_player_token(self.secret, bearer(context)).player_id
+        return tokens.verify_player_token(self.secret, tokens.bearer(context)).player_id
 
     # ---------------------------------------------------------------- creating
 
@@ -208,9 +202,8 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
         return t.to_pb()
 
     async def _player_name(self, player_id: str) -> str:
-        """The name from the player directory (``player:{id}``, written by the Players service)."""
-        name = await self.store.redis.hget(f"player:{{{player_id}}}", "name")
-        return name.decode() if name else f"player {player_id[:6]}"
+        """The name from the shared player directory."""
+        return await PlayerDirectory(self.store.redis).name(player_id) or f"player {player_id[:6]}"
 
     async def Unregister(
         self, request: pb.UnregisterEntrantRequest, context: Context

@@ -32,7 +32,7 @@ import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import grpc
 import redis.asyncio as redis
@@ -173,8 +173,11 @@ class TournamentStore:
     # ------------------------------------------------------------ records
 
     async def load(self, tournament_id: str) -> Stored:
-        version, state = await self.redis.hmget(tournament_key(tournament_id), ["version", "state"])
-        if version is None:
+        version, state = cast(
+            list[bytes | None],
+            await self.redis.hmget(tournament_key(tournament_id), ["version", "state"]),
+        )
+        if version is None or state is None:
             raise NotFound(tournament_id)
         return Stored(Tournament.from_json(state), int(version))
 
@@ -219,8 +222,11 @@ class TournamentStore:
     async def read_events(
         self, tournament_id: str, after: str, block_ms: int | None, count: int = 200
     ) -> list[tuple[str, bytes]]:
-        reply = await self.redis.xread(
-            {f"{tournament_key(tournament_id)}:events": after}, count=count, block=block_ms
+        reply = cast(
+            list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]],
+            await self.redis.xread(
+                {f"{tournament_key(tournament_id)}:events": after}, count=count, block=block_ms
+            ),
         )
         if not reply:
             return []
@@ -228,7 +234,9 @@ class TournamentStore:
 
     async def recent(self, limit: int) -> list[Tournament]:
         """The newest tournaments still stored."""
-        ids = [i.decode() for i in await self.redis.zrevrange(INDEX, 0, limit - 1)]
+        ids = [
+            i.decode() for i in cast(list[bytes], await self.redis.zrevrange(INDEX, 0, limit - 1))
+        ]
         if not ids:
             return []
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -295,7 +303,7 @@ class TournamentStore:
         keep_seconds: int,
     ) -> bool:
         """Add (player, points, Mau-Mau finishes, name) rows to the tournament's year, once."""
-        args: list[object] = [t.tournament_id, keep_seconds]
+        args: list[str | int] = [t.tournament_id, keep_seconds]
         for player, points, maumaus, name in rows:
             args.extend([player, points, maumaus, name])
         return bool(await self._award(keys=championship_keys(t.year), args=args))
@@ -313,15 +321,18 @@ class TournamentStore:
 
     async def history(self, player: str, limit: int) -> list[dict[str, Any]]:
         key = history_key(player)
-        ids = [i.decode() for i in await self.redis.zrevrange(key, 0, limit - 1)]
+        ids = [i.decode() for i in cast(list[bytes], await self.redis.zrevrange(key, 0, limit - 1))]
         if not ids:
             return []
-        places = await self.redis.hmget(f"{key}:places", ids)
+        places = cast(list[bytes | None], await self.redis.hmget(f"{key}:places", ids))
         return [json.loads(p) for p in places if p is not None]
 
     async def championship(self, year: int, limit: int) -> list[ChampionshipRow]:
         points_key, maumaus_key, count_key, names_key, _ = championship_keys(year)
-        top = await self.redis.zrevrange(points_key, 0, limit - 1, withscores=True)
+        top = cast(
+            list[tuple[bytes, float]],
+            await self.redis.zrevrange(points_key, 0, limit - 1, withscores=True),
+        )
         if not top:
             return []
         players = [player for player, _ in top]
@@ -329,7 +340,7 @@ class TournamentStore:
             pipe.hmget(maumaus_key, players)
             pipe.hmget(count_key, players)
             pipe.hmget(names_key, players)
-            maumaus, counts, names = await pipe.execute()
+            maumaus, counts, names = cast(list[list[bytes | None]], await pipe.execute())
         return [
             ChampionshipRow(
                 player.decode(),
