@@ -371,9 +371,9 @@ async def memory_per_match(address: str, client: redis.asyncio.Redis) -> dict[st
     }
     for point in POINTS:
         if point != "started":
-            figures[f"bytes_per_4seat_match.{point}"] = (
-                started + (used[point] - used["started"]) / len(played)
-            )
+            figures[f"bytes_per_4seat_match.{point}"] = started + (
+                used[point] - used["started"]
+            ) / len(played)
         for name, size in sizes[point].items():
             figures[f"sample_{point}.{name}_bytes"] = size
     return figures
