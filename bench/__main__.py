@@ -3,10 +3,11 @@
 Figures (figure name -> number) are merged with what other parts wrote before into
 ``bench/latest.json``, which git ignores, so a run leaves the tree clean; ``--save`` (``make bench
 SAVE=1``) merges them into the committed ``bench/results.json`` too, the figures tracked over time.
-The run ends with a table of the goals, each beside its figure. ``python -m bench [--save]
-[seconds] [part ...]`` sets the time per measurement (default 3) and runs only the parts named
-(rules, references, engine, bots, rating, matchmaking, gateway, tournaments; default all of them).
-The bot league plays MAUMAU_BENCH_LEAGUE_ROUNDS rounds per matchup (default 100).
+The run ends with a table of the goals, each beside this run's figure and the saved one.
+``python -m bench [--save] [seconds] [part ...]`` sets the time per measurement (default 3) and
+runs only the parts named (rules, references, engine, bots, rating, matchmaking, gateway,
+tournaments; default all of them). The bot league plays MAUMAU_BENCH_LEAGUE_ROUNDS rounds per
+matchup (default 100).
 """
 
 from __future__ import annotations
@@ -74,16 +75,20 @@ GOALS: list[tuple[str, str, str, float]] = [
 """(what, figure name, comparison, goal): the goals of the platform's figures."""
 
 
-def goal_table(figures: dict[str, float]) -> str:
-    """The goals with this run's figure beside each (or '-' when its part did not run)."""
-    lines = [f"{'figure':52} {'this run':>10}  {'goal':>10}  met", "-" * 82]
+def goal_table(figures: dict[str, float], saved: dict[str, float]) -> str:
+    """The goals with this run's figure beside each ('-' when its part did not run) and the
+    figure last saved in ``bench/results.json``."""
+    lines = [f"{'figure':52} {'saved':>10} {'this run':>10}  {'goal':10} met", "-" * 90]
     for what, name, comparison, goal in GOALS:
+        before = f"{saved[name]:10,.2f}" if name in saved else f"{'-':>10}"
         if name not in figures:
-            lines.append(f"{what:52} {'-':>10}  {comparison} {goal:<8g}")
+            lines.append(f"{what:52} {before} {'-':>10}  {comparison} {goal:<7g}")
             continue
         value = figures[name]
         met = value >= goal if comparison == ">=" else value <= goal
-        lines.append(f"{what:52} {value:10,.2f}  {comparison} {goal:<8g} {'yes' if met else 'NO'}")
+        lines.append(
+            f"{what:52} {before} {value:10,.2f}  {comparison} {goal:<7g} {'yes' if met else 'NO'}"
+        )
     return "\n".join(lines)
 
 
@@ -180,7 +185,8 @@ def main() -> None:
         figures.update(bench_matchmaking())
     if "tournaments" in parts:
         figures.update(bench_tournaments())
-    print(goal_table(figures))
+    saved = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    print(goal_table(figures, saved))
     record(figures, LATEST)
     print(f"figures written to {LATEST}")
     if save:
