@@ -10,7 +10,7 @@ from maumau.common.redis_server import EmbeddedRedis
 from maumau.engine.app import EngineApp
 from maumau.tournaments.app import TournamentsApp
 from maumau.v1 import tournaments_pb2_grpc
-from tests.engine.conftest import start_engine
+from tests.support.engine import start_engine
 from tests.tournaments.support import Clock, clear_tournaments, start_tournaments
 
 StartTournaments = Callable[..., Awaitable[TournamentsApp]]

@@ -18,7 +18,7 @@ from maumau.tournaments.settings import Settings
 from maumau.tournaments.worker import Hooks
 from maumau.v1 import engine_pb2, engine_pb2_grpc, tournaments_pb2_grpc
 from maumau.v1 import tournaments_pb2 as pb
-from tests.engine.conftest import SECRET
+from tests.support.engine import SECRET
 
 PAID = (12, 10, 8, 7, 6, 5, 4, 3, 2, 1)
 

@@ -18,7 +18,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from maumau.common.redis_server import EmbeddedRedis, free_port
 from maumau.v1 import tournaments_pb2 as pb
 from maumau.v1 import tournaments_pb2_grpc
-from tests.engine.conftest import SECRET
+from tests.support.engine import SECRET
 from tests.tournaments.support import follow
 from tests.tournaments.test_tournament import bot_tournament, check_played
 
