@@ -8,8 +8,9 @@
   ends within a measurement). A client mirrors its match with the rules core (the deal seed comes
   from the server seed it chose and the empty nonces, as a fairness check does), so every call it
   makes is an Act: a card if one fits, else draw, accept or pass, else the first legal action.
-- Memory: Redis ``used_memory`` per live four-seat match at three points: 200 matches started,
-  then 50 of them after 40 moves and at their end (what playing added, per match, on top of a
+- Memory: Redis ``used_memory`` per live four-seat match at three points: 600 matches started
+  (enough that connection buffers and table growth do not blur the figure), then 50 of them after
+  40 moves and at their end (what playing added, per match, on top of a
   started one); and the mean MEMORY USAGE of those 50 matches' keys at each point.
 
 Both servers run as processes of their own, the clients in this one, each client with a channel of
@@ -53,7 +54,7 @@ SECRET = "bench-secret-" + "x" * 32
 SERVICE_TOKEN = issue_service_token(SECRET.encode(), "bench")
 CONCURRENCY = (16, 64)
 PRESET, OPTIONS = "classic", {"target": "10000"}
-MEMORY_MATCHES = 200
+MEMORY_MATCHES = 600
 MEMORY_PLAYED = 50
 MEMORY_MOVES = 40
 MEMORY_CLIENTS = 10
@@ -318,7 +319,7 @@ POINTS = ("started", f"after_{MEMORY_MOVES}_moves", "over")
 
 
 async def memory_per_match(address: str, client: redis.asyncio.Redis) -> dict[str, float]:
-    """Redis memory per live 4-seat match at three points: started (200 matches, used_memory
+    """Redis memory per live 4-seat match at three points: started (600 matches, used_memory
     delta), after 40 moves and at the end (50 of them played on: what they added, per match, on
     top of a started one); and the mean MEMORY USAGE of those 50 matches' keys at each point."""
     channels = [grpc.aio.insecure_channel(address) for _ in range(MEMORY_CLIENTS)]
