@@ -33,7 +33,7 @@ test: $(STAMP) proto
 
 bench: $(STAMP) proto
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
-	$(PY) -m bench
+	$(PY) -m bench $(if $(filter 1,$(SAVE)),--save)
 
 # Mutation testing of the rules core against the rules tests only (not part of `make test`).
 # mutmut imports mutants only from ./, src/ or source/, so the core and its tests are copied

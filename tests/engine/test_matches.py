@@ -96,26 +96,46 @@ async def test_a_repeated_request_id_returns_the_first_answer_and_changes_nothin
 
 
 async def test_only_the_latest_answers_are_kept_for_retries(redis_server):
-    """A long match does not grow without bound: the store keeps the latest KEPT_ANSWERS
-    answers for retried request ids and forgets older ones."""
+    """A long match does not grow without bound: the store keeps the latest
+    KEPT_ANSWERS_PER_SEAT answers per seat (of a 2-seat match here) for retried request ids
+    and forgets older ones."""
     import redis.asyncio
 
-    from maumau.engine.store import KEPT_ANSWERS, MatchRecord, MatchStore, match_key
+    from maumau.engine.store import KEPT_ANSWERS_PER_SEAT, MatchRecord, MatchStore, match_key
 
     client = redis.asyncio.Redis.from_url(redis_server.url)
     store = MatchStore(client)
     record = MatchRecord("kept-answers", "online", 2, False, 0, 3, False, "c", "s")
+    kept = KEPT_ANSWERS_PER_SEAT * record.seats
     assert (await store.commit(record.match_id, None, record, b"", [])).status == "ok"
-    for version in range(1, KEPT_ANSWERS + 11):
+    for version in range(1, kept + 11):
         committed = await store.commit(
             record.match_id, version, record, b"", [], f"0:request {version}", b"answer"
         )
         assert committed.status == "ok"
     key = f"{match_key(record.match_id)}:requests"
-    assert await client.hlen(key) == KEPT_ANSWERS
-    assert (await store.load_with_answer(record.match_id, "0:request 1"))[1] is None
-    latest = f"0:request {KEPT_ANSWERS + 10}"
-    assert (await store.load_with_answer(record.match_id, latest))[1] == b"answer"
+    assert await client.hlen(key) == kept
+    assert (await store.load_with_answer(record.match_id, "0:request 10"))[1] is None
+    for version in range(11, kept + 11):
+        answer = (await store.load_with_answer(record.match_id, f"0:request {version}"))[1]
+        assert answer == b"answer"
+    await client.aclose()
+
+
+async def test_a_new_match_event_stream_reserves_no_large_node(redis_server):
+    """The embedded Redis keeps stream nodes small: a match's first events do not cost the 4 KiB
+    node Redis reserves by default (the largest part of a new match's memory)."""
+    import redis.asyncio
+
+    from maumau.engine.store import MatchRecord, MatchStore, match_key
+
+    client = redis.asyncio.Redis.from_url(redis_server.url)
+    store = MatchStore(client)
+    record = MatchRecord("small-stream", "online", 4, False, 0, 3, False, "c", "s")
+    events = [b"e" * 60 for _ in range(5)]
+    assert (await store.commit(record.match_id, None, record, b"", events)).status == "ok"
+    size = await client.memory_usage(f"{match_key(record.match_id)}:events", samples=0)
+    assert size is not None and 300 < size < 1500, size
     await client.aclose()
 
 

@@ -31,14 +31,18 @@ DEADLINES = "engine:deadlines"
 RESULTS = RESULTS_STREAM
 ACTIVE = "engine:active"
 
-KEPT_ANSWERS = 64
-"""Answers kept per match for retried request ids: a client retries its latest action, so the
-last few dozen suffice, and a long match does not grow without bound."""
+KEPT_ANSWERS_PER_SEAT = 4
+"""Answers kept per seat of a match, for retried request ids. A client retries its latest
+action as soon as its answer is lost, so that answer must outlive what the other seats send in
+the meantime: four per seat keeps it through a full round in which every seat acts several times
+(draw, then play or pass). Only Act calls store answers (about 400 bytes each, a view), so this
+bounds the largest part of a long match's memory."""
 
 # Write the new state only if the version is unchanged, append the events, remember the answer
-# (and forget the oldest beyond KEPT_ANSWERS). KEYS: match hash, events stream, requests hash,
-# the list of kept request keys in order. ARGV: expected version ('' for a new match),
-# meta, state, request key ('' for none), answer, retention seconds ('0' keeps), then the events.
+# (and forget the oldest beyond the number kept). KEYS: match hash, events stream, requests
+# hash, the list of kept request keys in order. ARGV: expected version ('' for a new match),
+# meta, state, request key ('' for none), answer, retention seconds ('0' keeps), answers kept,
+# then the events.
 _COMMIT = """
 if ARGV[4] ~= '' then
   local previous = redis.call('HGET', KEYS[3], ARGV[4])
@@ -49,10 +53,10 @@ if (version or '') ~= ARGV[1] then return {'conflict', version or ''} end
 local next_version = (tonumber(version) or 0) + 1
 redis.call('HSET', KEYS[1], 'version', next_version, 'meta', ARGV[2], 'state', ARGV[3])
 local last = ''
-for i = 7, #ARGV do last = redis.call('XADD', KEYS[2], '*', 'e', ARGV[i]) end
+for i = 8, #ARGV do last = redis.call('XADD', KEYS[2], '*', 'e', ARGV[i]) end
 if ARGV[4] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[4], ARGV[5])
-  if redis.call('RPUSH', KEYS[4], ARGV[4]) > KEPT_ANSWERS then
+  if redis.call('RPUSH', KEYS[4], ARGV[4]) > tonumber(ARGV[7]) then
     redis.call('HDEL', KEYS[3], redis.call('LPOP', KEYS[4]))
   end
 end
@@ -60,7 +64,7 @@ if ARGV[6] ~= '0' then
   for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[6]) end
 end
 return {'ok', tostring(next_version), last}
-""".replace("KEPT_ANSWERS", str(KEPT_ANSWERS))
+"""
 
 # Claim due deadlines: push each one a lease into the future, so a replica that dies while
 # handling it leaves it to come due again. ARGV: now, lease seconds, how many.
@@ -202,6 +206,7 @@ class MatchStore:
             request_key,
             answer,
             str(retention_seconds),
+            str(KEPT_ANSWERS_PER_SEAT * record.seats),
             *events,
         ]
         if deadline is None:
