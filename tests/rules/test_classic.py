@@ -527,6 +527,16 @@ def test_seven_chain_limit_lets_one_extra_seat_add_a_seven():
     assert len(match.hands[2]) == 7
 
 
+def test_a_set_up_chain_of_sevens_counts_against_the_chain_limit():
+    """Rule text 000, variant: a pending 4 is two sevens laid, so with one extra seven allowed
+    no third may follow; a pending 2 is one seven, and one more may."""
+    limited = Ruleset.create("classic", {"seven_chain_limit": 1})
+    two = setup("7S 2C", "3C", top="7H 7D", ruleset=limited, pending="draw", pending_count=4)
+    assert legal(two, 0) == {"accept"}
+    one = setup("7S 2C", "3C", top="7H", ruleset=limited, pending="draw", pending_count=2)
+    assert "7S" in legal(one, 0)
+
+
 def test_hand_size_variant_deals_seven_cards():
     """Rule text 000, variant: seven cards are dealt instead of five."""
     ruleset = Ruleset.create("classic", {"hand_size": 7})
