@@ -17,7 +17,8 @@ $(STAMP): pyproject.toml
 
 services/maumau/v1/%_pb2.py: protos/maumau/v1/%.proto $(STAMP)
 	$(PY) -m grpc_tools.protoc -Iprotos --python_out=services --pyi_out=services \
-		--grpc_python_out=services $<
+		--grpc_python_out=services --plugin=protoc-gen-mypy_grpc=$(VENV)/bin/protoc-gen-mypy_grpc \
+		--mypy_grpc_out=services $<
 
 proto: $(GEN)
 
@@ -54,16 +55,16 @@ mutate: $(STAMP)
 lint: $(STAMP) proto
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy services/maumau/rules
+	$(VENV)/bin/mypy -p maumau -p maumau_sdk -p maumau_cli
 
 # The platform, SDK and rules-core wheels in dist/, each with its generated code built in.
 wheel: $(STAMP)
-	rm -rf dist build clients/python/build distributions/rules/build
+	rm -rf dist build/lib build/bdist.* clients/python/build distributions/rules/build
 	$(PY) -m pip wheel --quiet --no-deps --wheel-dir dist . clients/python distributions/rules
 	@ls dist
 
-# The one container image of every service (deploy/docker), with docker or podman.
-image: wheel
+# The one container image of every service (deploy/docker; its first stage builds the wheel).
+image:
 	deploy/docker/build.sh
 
 clean:

@@ -3,8 +3,8 @@
 Figures are written to ``bench/results.json`` (figure name -> number), merged with what other parts
 wrote before, so they can be tracked over time. ``python -m bench [seconds] [part ...]`` sets the
 time per measurement (default 3) and runs only the parts named (rules, references, engine, bots,
-rating, matchmaking; default all of them). The bot league plays MAUMAU_BENCH_LEAGUE_ROUNDS
-rounds per matchup (default 100).
+rating, matchmaking, gateway, tournaments; default all of them). The bot league plays
+MAUMAU_BENCH_LEAGUE_ROUNDS rounds per matchup (default 100).
 """
 
 from __future__ import annotations
@@ -17,9 +17,11 @@ from pathlib import Path
 from bench import references
 from bench.bots import bench_bots
 from bench.engine import bench_engine
+from bench.gateway import bench_gateway
 from bench.matchmaking import bench_matchmaking
 from bench.rating import bench_rating
 from bench.rules import plays_first, random_rounds
+from bench.tournaments import bench_tournaments
 
 RESULTS = Path(__file__).with_name("results.json")
 TABLES = [("classic", 4), ("online", 4), ("ostfriesland", 4), ("ostfriesland", 8), ("colour", 4)]
@@ -86,7 +88,16 @@ def bench_references(seconds: float, figures: dict[str, float]) -> None:
         print(f"  OpenSpiel skipped: {missing}")
 
 
-PARTS = ("rules", "references", "engine", "bots", "rating", "matchmaking")
+PARTS = (
+    "rules",
+    "references",
+    "engine",
+    "bots",
+    "rating",
+    "matchmaking",
+    "gateway",
+    "tournaments",
+)
 
 
 def main() -> None:
@@ -102,6 +113,8 @@ def main() -> None:
         bench_references(seconds, figures)
     if "engine" in parts:
         figures.update(bench_engine(seconds))
+    if "gateway" in parts:
+        figures.update(bench_gateway(seconds))
     if "bots" in parts:
         rounds = int(os.environ.get("MAUMAU_BENCH_LEAGUE_ROUNDS", "100"))
         figures.update(bench_bots(rounds, budget_seconds=0.2, max_worlds=40))
@@ -109,6 +122,8 @@ def main() -> None:
         figures.update(bench_rating(seconds))
     if "matchmaking" in parts:
         figures.update(bench_matchmaking())
+    if "tournaments" in parts:
+        figures.update(bench_tournaments())
     record(figures)
     print(f"figures written to {RESULTS}")
 

@@ -22,9 +22,11 @@ from typing import Any
 import redis.asyncio
 
 from maumau.common.redis_server import EmbeddedRedis
-from maumau.rating.app import RatingSettings
+from maumau.common.results import result_entry
+from maumau.common.streams import ConsumerSettings
 from maumau.rating.consumer import ResultsConsumer
 from maumau.rating.ladder import MODEL, Result, places, side_of
+from maumau.rating.settings import Settings
 from maumau.rating.store import RatingStore
 from maumau.rating.synthetic import synthetic_results
 
@@ -55,19 +57,20 @@ async def applied_per_second(url: str, seconds: float) -> float:
     """Results applied per second end to end, in rounds of ROUND until ``seconds`` have passed."""
     client = redis.asyncio.Redis.from_url(url)
     store = RatingStore(client, "bench")
+    batch = Settings.model_fields["batch"].default
     consumer = ResultsConsumer(
-        client, store, consumer="bench", stream="bench:results", batch=RatingSettings.batch
+        client, store, ConsumerSettings("bench", batch=batch), stream="bench:results"
     )
     await consumer.ensure_group()
     applied, busy, seed = 0, 0.0, 0
     try:
         while busy < seconds:
             seed += 1
-            texts = synthetic_results(ROUND, seed=seed, players=PLAYERS, ranked=1.0)
+            results = synthetic_results(ROUND, seed=seed, players=PLAYERS, ranked=1.0)
             started = time.perf_counter()
             async with client.pipeline(transaction=False) as pipe:
-                for n, text in enumerate(texts):
-                    pipe.xadd(consumer.stream, {"match_id": f"{seed}-{n}", "result": text})
+                for result in results:
+                    pipe.xadd(consumer.stream, result_entry(result))  # type: ignore[arg-type]
                 await pipe.execute()
             done = 0
             while done < ROUND:
@@ -82,7 +85,7 @@ async def applied_per_second(url: str, seconds: float) -> float:
 def bench_rating(seconds: float) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as folder, EmbeddedRedis(folder) as server:
         end_to_end = asyncio.run(applied_per_second(server.url, seconds))
-    results = [Result.from_json(t) for t in synthetic_results(ROUND, players=PLAYERS, ranked=1)]
+    results = [Result.from_pb(m) for m in synthetic_results(ROUND, players=PLAYERS, ranked=1)]
     raw = raw_rate_per_second(results, seconds)
     ratio = end_to_end / raw
     print("rating, ranked results (2-8 seats, bots, colour teams), one consumer:")

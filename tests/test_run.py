@@ -108,7 +108,7 @@ def test_run_serves_the_engine_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> No
                 engine_pb2.CreateMatchRequest(
                     ruleset=game_pb2.Ruleset(preset="classic"),
                     seats=2,
-                    bots={1: "random"},
+                    bots={1: game_pb2.BOT_LEVEL_RANDOM},
                     auto_start=True,
                 ),
                 metadata=(("authorization", f"Bearer {player.player_token}"),),
@@ -128,6 +128,7 @@ def test_run_serves_the_engine_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> No
     assert address in output
     assert f"http://127.0.0.1:{metrics_port}/metrics" in output
     assert f"grpcurl -plaintext {address} list" in output
+    assert "Play in your browser:\n  http://127.0.0.1:" in output
     assert "Ctrl-C" in output
 
 

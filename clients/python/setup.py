@@ -15,7 +15,7 @@ from build_support import VERSION, BuildPyWithProtos
 setup(
     version=VERSION,
     install_requires=["grpcio>=1.60", "protobuf>=4.25", f"maumau-rules=={VERSION}"],
-    py_modules=["maumau.wire", "maumau.engine.fairness"],
+    py_modules=["maumau.wire", "maumau.fairness"],
     package_dir={"maumau": "../../services/maumau"},
     cmdclass={"build_py": BuildPyWithProtos},
 )

@@ -27,10 +27,13 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import grpc
@@ -42,8 +45,10 @@ from maumau.common.config import ConfigError, RedisConfig, ServiceConfig
 from maumau.common.redis_server import EmbeddedRedis
 from maumau.common.settings import RedisSettings, ServiceSettings, TokenSettings, load_settings
 from maumau.engine.settings import Settings as EngineSettings
+from maumau.gateway.settings import GatewaySettings
 from maumau.matchmaking.settings import Settings as MatchmakingSettings
 from maumau.rating.settings import Settings as RatingSettings
+from maumau.tournaments.settings import Settings as TournamentsSettings
 
 START_TIMEOUT_SECONDS = 60.0
 KILL_MARGIN_SECONDS = 5.0
@@ -59,6 +64,8 @@ class Service:
     serves: tuple[str, ...]
     """The gRPC services it offers, for the banner."""
     settings: type[ServiceSettings]
+    web: bool = False
+    """An HTTP server (the gateway): ready when its ``/readyz`` says so, not gRPC health."""
 
 
 SERVICES: tuple[Service, ...] = (
@@ -67,6 +74,8 @@ SERVICES: tuple[Service, ...] = (
     Service("engine", "maumau.engine", ("maumau.v1.Engine", "maumau.v1.Players"), EngineSettings),
     Service("matchmaking", "maumau.matchmaking", ("maumau.v1.Matchmaking",), MatchmakingSettings),
     Service("rating", "maumau.rating", ("maumau.v1.Rating",), RatingSettings),
+    Service("tournaments", "maumau.tournaments", ("maumau.v1.Tournaments",), TournamentsSettings),
+    Service("gateway", "maumau.gateway", ("the web client",), GatewaySettings, web=True),
 )
 
 
@@ -199,12 +208,31 @@ def start_service(service: Service, config: ServiceConfig, env: dict[str, str]) 
     return Running(service, config, process)
 
 
+def web_ready(address: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://{address}/readyz", timeout=1) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
 def wait_serving(running: Running, stop: StopSignals) -> None:
-    """Return once the service's health says SERVING; fail if it exits or takes too long."""
+    """Return once the service's health says SERVING (a web service: its /readyz answers
+    200); fail if it exits or takes too long."""
     deadline = time.monotonic() + START_TIMEOUT_SECONDS
     request = health_pb2.HealthCheckRequest(service="")
     with grpc.insecure_channel(running.address) as channel:
-        health = health_pb2_grpc.HealthStub(channel)
+        health: Any = health_pb2_grpc.HealthStub(channel)  # its stub types omit the methods
+
+        def serving() -> bool:
+            if running.service.web:
+                return web_ready(running.address)
+            try:
+                status = health.Check(request, timeout=1).status
+            except grpc.RpcError:
+                return False
+            return bool(status == health_pb2.HealthCheckResponse.SERVING)
+
         while True:
             code = running.process.poll()
             if code is not None:
@@ -216,12 +244,8 @@ def wait_serving(running: Running, stop: StopSignals) -> None:
                 raise Failure(f"{running.service.name} exited at start with status {code}{hint}")
             if stop.requested:
                 raise Interrupted
-            with contextlib.suppress(grpc.RpcError):
-                if (
-                    health.Check(request, timeout=1).status
-                    == health_pb2.HealthCheckResponse.SERVING
-                ):
-                    return
+            if serving():
+                return
             if time.monotonic() > deadline:
                 raise Failure(
                     f"{running.service.name} at {running.address} did not report SERVING "
@@ -261,12 +285,16 @@ def banner(running: list[Running], redis_url: str, embedded: EmbeddedRedis | Non
     lines = ["", "Mau-Mau platform is running.", ""]
     for item in running:
         metrics = f"http://{connect_host(item.config.host)}:{item.config.metrics_port}/metrics"
+        address = f"http://{item.address}/" if item.service.web else item.address
         lines.append(
-            f"  {item.service.name:12} {item.address:17} metrics {metrics}"
+            f"  {item.service.name:12} {address:17} metrics {metrics}"
             f"   ({', '.join(item.service.serves)})"
         )
     where = f", files in {embedded.data_dir}/ (append-only)" if embedded else " (REDIS_URL)"
     lines += [f"  {'redis':12} {redacted(redis_url)}{where}", ""]
+    web = next((item.address for item in running if item.service.web), None)
+    if web is not None:
+        lines += ["Play in your browser:", f"  http://{web}/", ""]
     engine = next((item.address for item in running if item.service.name == "engine"), None)
     if engine is not None:
         lines += [
@@ -280,7 +308,7 @@ def banner(running: list[Running], redis_url: str, embedded: EmbeddedRedis | Non
             f'  grpcurl -plaintext -d \'{{"name": "Ada"}}\' {engine} maumau.v1.Players/Register',
             f"  grpcurl -plaintext -H 'authorization: Bearer <player_token>' -d "
             f'\'{{"ruleset": {{"preset": "classic"}}, "seats": 2, '
-            f'"bots": {{"1": "random"}}, "auto_start": true}}\' '
+            f'"bots": {{"1": "BOT_LEVEL_RANDOM"}}, "auto_start": true}}\' '
             f"{engine} maumau.v1.Engine/CreateMatch",
             "The README shows the rest: seat tokens, Act, GetView, Follow.",
             "",
@@ -329,10 +357,17 @@ def run(stop: StopSignals) -> int:
                 }
                 bots, engine = configs["bots"], configs["engine"]
                 env.setdefault("MAUMAU_BOTS_ADDRESS", f"{connect_host(bots.host)}:{bots.port}")
-                env.setdefault(
-                    "MAUMAU_MATCHMAKING_ENGINE_ADDRESS",
-                    f"{connect_host(engine.host)}:{engine.port}",
-                )
+                for client in ("MATCHMAKING", "TOURNAMENTS"):
+                    env.setdefault(
+                        f"MAUMAU_{client}_ENGINE_ADDRESS",
+                        f"{connect_host(engine.host)}:{engine.port}",
+                    )
+                for upstream in ("engine", "matchmaking", "bots", "rating"):
+                    config = configs[upstream]
+                    env.setdefault(
+                        f"MAUMAU_GATEWAY_{upstream.upper()}_ADDRESS",
+                        f"{connect_host(config.host)}:{config.port}",
+                    )
                 for service in SERVICES:
                     if stop.requested:
                         raise Interrupted

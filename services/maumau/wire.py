@@ -3,6 +3,9 @@ every service and by the Python SDK."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any, cast
+
 from maumau.rules import (
     ACCEPT,
     CALLS,
@@ -23,10 +26,12 @@ from maumau.rules import (
 )
 from maumau.rules import events as ev
 from maumau.rules.cards import COLOURS, FRENCH_SUITS
+from maumau.rules.reasons import Reason
 from maumau.rules.ruleset import format_option_value, parse_option_value
+from maumau.v1 import bots_pb2 as bots_pb
 from maumau.v1 import game_pb2 as pb
 
-_SIMPLE = {"draw": DRAW, "pass": PASS, "accept": ACCEPT, "challenge": CHALLENGE}
+_SIMPLE: dict[str, Action] = {"draw": DRAW, "pass": PASS, "accept": ACCEPT, "challenge": CHALLENGE}
 _SUITS = FRENCH_SUITS + COLOURS
 
 
@@ -94,7 +99,8 @@ def action_to_pb(action: Action) -> pb.Action:
             return pb.Action(call=word, text=action.text)
         case NameSuit(suit):
             return pb.Action(name_suit=suit, text=action.text)
-    return pb.Action(**{action.text: pb.Empty()}, text=action.text)
+    simple: dict[str, Any] = {action.text: pb.Empty()}
+    return pb.Action(**simple, text=action.text)
 
 
 def event_to_pb(event: ev.Event) -> pb.Event:
@@ -220,11 +226,21 @@ def view_from_pb(message: pb.View) -> View:
         round_wins=tuple(message.round_wins),
         teams=message.teams,
         legal=tuple(map(action_from_pb, message.legal)),
-        outcome=Outcome(tuple(outcome.winners), outcome.reason) if outcome else None,
+        outcome=Outcome(tuple(outcome.winners), cast(Any, outcome.reason)) if outcome else None,
     )
 
 
-def bot_level_to_pb(level: str) -> pb.BotLevel.ValueType:
+def reasons_to_pb(reasons: Iterable[Reason]) -> list[bots_pb.Reason]:
+    """A hint's reasons as ``maumau.v1.Reason`` messages (code and text parameters)."""
+    return [bots_pb.Reason(code=r.code, params=dict(r.params)) for r in reasons]
+
+
+def reasons_from_pb(messages: Iterable[bots_pb.Reason]) -> tuple[Reason, ...]:
+    """The reasons of a ``RankedAction`` or ``DecideResponse`` as rules-core values."""
+    return tuple(Reason.of(m.code, **dict(m.params)) for m in messages)
+
+
+def bot_level_to_pb(level: str) -> pb.BotLevel:
     """The enum value of a bot level's name ("strong"); "" is BOT_LEVEL_UNSPECIFIED;
     ValueError names the levels for any other text.
 
@@ -234,7 +250,7 @@ def bot_level_to_pb(level: str) -> pb.BotLevel.ValueType:
     if not level:
         return pb.BOT_LEVEL_UNSPECIFIED
     try:
-        return pb.BotLevel.Value(f"BOT_LEVEL_{level.upper()}")
+        return cast(pb.BotLevel, pb.BotLevel.Value(f"BOT_LEVEL_{level.upper()}"))
     except ValueError:
         raise ValueError(f"no bot level {level!r}: choose one of {', '.join(BOT_LEVELS)}") from None
 
@@ -249,7 +265,8 @@ def bot_level_from_pb(level: int) -> str:
     if level == pb.BOT_LEVEL_UNSPECIFIED:
         return ""
     try:
-        return pb.BotLevel.Name(level).removeprefix("BOT_LEVEL_").lower()  # type: ignore[arg-type]
+        name: str = pb.BotLevel.Name(level)
+        return name.removeprefix("BOT_LEVEL_").lower()
     except ValueError:
         raise ValueError(f"no bot level {level}: choose one of {', '.join(BOT_LEVELS)}") from None
 

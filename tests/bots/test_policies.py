@@ -38,7 +38,7 @@ def table(preset: str, hands: list[str], discard: str, **setup) -> Match:
     return Match.from_setup(
         Ruleset.create(preset),
         [parse_cards(hand) for hand in hands],
-        draw_pile=parse_cards("KH QH 10H 9H 8C"),
+        draw_pile=parse_cards("KH QH 10H 9D 8C"),  # 9H lies on the discard pile
         discard=parse_cards(discard),
         **setup,
     )

@@ -8,7 +8,7 @@ import pytest
 from maumau.bots.app import BotsApp
 from maumau.common.config import ServiceConfig
 from maumau.v1 import bots_pb2, bots_pb2_grpc, game_pb2
-from maumau.wire import action_from_pb, view_to_pb
+from maumau.wire import action_from_pb, bot_level_to_pb, view_to_pb
 from tests.bots.test_policies import position
 
 
@@ -28,7 +28,9 @@ async def test_decide_answers_a_legal_action_for_the_view(bots, level):
         seat = match.chooser if match.phase == "starter_suit" else match.turn
         reply = await bots.Decide(
             bots_pb2.DecideRequest(
-                view=view_to_pb(match.view(seat), "m", 1), level=level, budget_ms=20
+                view=view_to_pb(match.view(seat), "m", 1),
+                level=bot_level_to_pb(level),
+                budget_ms=20,
             )
         )
         assert action_from_pb(reply.action) in list(match.legal_actions(seat))
@@ -45,8 +47,13 @@ async def test_hint_ranks_every_legal_action_with_a_reason(bots):
 @pytest.mark.parametrize(
     ("request_fields", "code", "words"),
     [
-        ({"level": "genius"}, grpc.StatusCode.INVALID_ARGUMENT, "no bot level 'genius'"),
-        ({"level": "strong", "budget_ms": 99_999}, grpc.StatusCode.INVALID_ARGUMENT, "budget_ms"),
+        ({"level": 99}, grpc.StatusCode.INVALID_ARGUMENT, "no bot level 99: choose one of"),
+        ({}, grpc.StatusCode.INVALID_ARGUMENT, "name a bot level: one of random"),
+        (
+            {"level": game_pb2.BOT_LEVEL_STRONG, "budget_ms": 99_999},
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "budget_ms",
+        ),
     ],
 )
 async def test_bad_requests_are_refused_clearly(bots, request_fields, code, words):
@@ -61,6 +68,6 @@ async def test_bad_requests_are_refused_clearly(bots, request_fields, code, word
 async def test_a_malformed_view_is_invalid_argument(bots):
     view = game_pb2.View(ruleset="classic", seat=0, hand=["ZZ"], top="7H", hand_sizes=[1, 1])
     with pytest.raises(grpc.aio.AioRpcError) as refused:
-        await bots.Decide(bots_pb2.DecideRequest(view=view, level="random"))
+        await bots.Decide(bots_pb2.DecideRequest(view=view, level=game_pb2.BOT_LEVEL_RANDOM))
     assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "'ZZ' is not a card" in refused.value.details()

@@ -186,6 +186,7 @@ async def test_reflection_lists_the_services(demo_server: Any) -> None:
         DEMO,
         "grpc.health.v1.Health",
         "grpc.reflection.v1alpha.ServerReflection",
+        "grpc.reflection.v1.ServerReflection",
     }
 
 

@@ -15,12 +15,11 @@ import pytest
 from maumau import fairness
 from maumau.rules import Match, Ruleset
 from maumau.v1 import engine_pb2, game_pb2
-from tests.engine.conftest import SECRET
-from tests.engine.support import (
+from tests.support.engine import (
+    SECRET,
     Client,
     Follower,
     acting,
-    auth,
     cancel_all,
     close_all,
     due_client,
@@ -34,6 +33,7 @@ from tests.engine.support import (
     start_match,
     stored_match,
 )
+from tests.support.rpc import auth
 
 ONE_ROUND = {
     "classic": {"target": "0"},
@@ -211,7 +211,10 @@ async def test_leaving_during_play_hands_the_seat_to_a_bot(address, engine):
         info = await leaver.engine.Leave(
             engine_pb2.LeaveRequest(match_id=match_id), metadata=auth(leaver.seat_tokens[match_id])
         )
-        assert info.seat_info[seat].left and info.seat_info[seat].bot_level == "random"
+        assert (
+            info.seat_info[seat].left
+            and info.seat_info[seat].bot_level == game_pb2.BOT_LEVEL_RANDOM
+        )
         assert info.seat_info[seat].player_id == leaver.player_id
 
         error = await expect_status(leaver.act(match_id, "draw"), grpc.StatusCode.PERMISSION_DENIED)
@@ -373,7 +376,7 @@ async def test_only_a_seated_player_starts_a_full_match(address):
     twice is FAILED_PRECONDITION."""
     host, guest, stranger = await register_all(address, 3)
     try:
-        match = await host.create("online", 3, bots={2: "random"})
+        match = await host.create("online", 3, bots={2: game_pb2.BOT_LEVEL_RANDOM})
 
         def start_by(client: Client) -> Awaitable[engine_pb2.MatchInfo]:
             return client.engine.StartMatch(

@@ -22,14 +22,8 @@ from maumau.common.tokens import issue_seat_token
 from maumau.engine.store import MatchStore
 from maumau.rules import Match
 from maumau.v1 import engine_pb2, game_pb2, players_pb2, players_pb2_grpc
-from tests.engine.support import (
-    Client,
-    auth,
-    close_all,
-    seated_table,
-    snapshot,
-    stored_match,
-)
+from tests.support.engine import Client, close_all, seated_table, snapshot, stored_match
+from tests.support.rpc import auth
 
 Code = grpc.StatusCode
 Call = Callable[[], Awaitable[object]]
@@ -237,7 +231,7 @@ async def _(t: Table) -> Call:
 
 @case("a seat token of another match", Code.PERMISSION_DENIED, "seat token is for another match")
 async def _(t: Table) -> Call:
-    other = await t.stranger.create("online", 2, bots={1: "random"})
+    other = await t.stranger.create("online", 2, bots={1: game_pb2.BOT_LEVEL_RANDOM})
     t.watched.append(other.match_id)
     return lambda: t.stranger.engine.GetView(
         engine_pb2.GetViewRequest(match_id=t.match_id),
@@ -247,7 +241,7 @@ async def _(t: Table) -> Call:
 
 @case("a seat token of another match to follow", Code.PERMISSION_DENIED, "for another match")
 async def _(t: Table) -> Call:
-    other = await t.stranger.create("online", 2, bots={1: "random"})
+    other = await t.stranger.create("online", 2, bots={1: game_pb2.BOT_LEVEL_RANDOM})
     t.watched.append(other.match_id)
     return lambda: first_event(t, t.stranger.seat_tokens[other.match_id], t.match_id)
 
@@ -280,14 +274,14 @@ async def _(t: Table) -> Call:
     return create(t, t.stranger.token, preset="classic", seats=9)
 
 
-@case("bad bot level", Code.INVALID_ARGUMENT, "bot level 'genius': choose one of random")
+@case("bad bot level", Code.INVALID_ARGUMENT, "no bot level 99: choose one of random")
 async def _(t: Table) -> Call:
-    return create(t, t.stranger.token, bots={1: "genius"})
+    return create(t, t.stranger.token, bots={1: 99})
 
 
 @case("bot on a seat the table lacks", Code.INVALID_ARGUMENT, "bot seat 5 is not a seat")
 async def _(t: Table) -> Call:
-    return create(t, t.stranger.token, bots={5: "random"})
+    return create(t, t.stranger.token, bots={5: game_pb2.BOT_LEVEL_RANDOM})
 
 
 @case("joining a full match", Code.FAILED_PRECONDITION, "the match is full")

@@ -20,13 +20,11 @@ from maumau.engine.store import ACTIVE, RESULTS, MatchStore
 from maumau.rules import Match
 from maumau.rules.errors import MESSAGES
 from maumau.v1 import engine_pb2, game_pb2
-from tests.engine.support import (
+from tests.support.engine import (
     Client,
     acted,
-    auth,
     close_all,
     due,
-    eventually,
     follow,
     kinds,
     pick,
@@ -35,6 +33,8 @@ from tests.engine.support import (
     stored_version,
     twin,
 )
+from tests.support.polling import eventually
+from tests.support.rpc import auth
 
 # Every refusal the rules core can give, as a pattern of its English message.
 REFUSALS = [
@@ -223,7 +223,11 @@ async def test_conflicting_actions_do_not_hold_up_the_bot_that_is_due(two_engine
     clients = [await Client.register(address, f"player {i}") for i, address in enumerate([a, b])]
     try:
         match = await clients[0].create(
-            "online", 3, bots={1: "random"}, turn_seconds=3600, options={"wins": "3"}
+            "online",
+            3,
+            bots={1: game_pb2.BOT_LEVEL_RANDOM},
+            turn_seconds=3600,
+            options={"wins": "3"},
         )
         match_id = match.match_id
         await clients[1].join(match_id)

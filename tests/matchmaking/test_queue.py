@@ -11,9 +11,10 @@ from prometheus_client import REGISTRY
 
 from maumau.common.errors import ERROR_CODE_KEY, ERROR_PARAMS_KEY
 from maumau.engine.app import EngineApp
-from maumau.v1 import engine_pb2
-from tests.matchmaking.conftest import StartMatchmaker
-from tests.matchmaking.support import Engine, Player, auth, eventually
+from maumau.v1 import engine_pb2, game_pb2
+from tests.matchmaking.support import Engine, Player, StartMatchmaker
+from tests.support.polling import eventually
+from tests.support.rpc import auth
 
 
 def address_of(app: object) -> str:
@@ -125,7 +126,7 @@ async def test_bots_fill_the_empty_seats_after_the_tickets_wait(
     assert seated.table_seats == 4 and seated.bot_seats == 3
     watcher = Engine(address_of(engine))
     info = await watcher.match(seated.seat_token)
-    assert sorted(s.bot_level for s in info.seat_info) == ["", "random", "random", "random"]
+    assert sorted(s.bot_level for s in info.seat_info) == [0, *[game_pb2.BOT_LEVEL_RANDOM] * 3]
     assert sample("matchmaking_bot_seats_filled_total") == bots_before + 3
     assert (await patient.get(no_bots.ticket_id)).state == "searching"  # it waits for people
     await patient.cancel(no_bots.ticket_id)

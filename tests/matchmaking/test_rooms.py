@@ -16,14 +16,16 @@ from maumau.matchmaking.rooms import CODE_LETTERS, STARTING, RoomRecord, room_ke
 from maumau.v1 import (
     engine_pb2,
     engine_pb2_grpc,
+    game_pb2,
     matchmaking_pb2,
     matchmaking_pb2_grpc,
     players_pb2,
     players_pb2_grpc,
 )
-from tests.engine.support import Client, play_to_the_end
-from tests.matchmaking.conftest import StartMatchmaker
-from tests.matchmaking.support import auth, eventually, ruleset
+from tests.matchmaking.support import StartMatchmaker, ruleset
+from tests.support.engine import Client, play_to_the_end
+from tests.support.polling import eventually
+from tests.support.rpc import auth
 
 
 class Member:
@@ -51,7 +53,7 @@ class Member:
         await self.channel.close()
         self.channel = grpc.aio.insecure_channel(self.address)
 
-    async def create(self, rules: str, seats: int, bot_level: str = "") -> matchmaking_pb2.Room:
+    async def create(self, rules: str, seats: int, bot_level: int = 0) -> matchmaking_pb2.Room:
         return await self.rooms.CreateRoom(
             matchmaking_pb2.CreateRoomRequest(
                 ruleset=ruleset(rules), seats=seats, bot_level=bot_level
@@ -98,7 +100,7 @@ async def test_a_room_plays_two_matches_with_a_rejoin_and_keeps_the_tally(
     host, guest, stranger = await members("Ada Bo Cy", engine, app)
     engine_address = f"127.0.0.1:{engine.port}"
 
-    room = await host.create("online", seats=3, bot_level="random")
+    room = await host.create("online", seats=3, bot_level=game_pb2.BOT_LEVEL_RANDOM)
     code = room.code
     assert len(code) == 6 and set(code) <= set(CODE_LETTERS)
     assert (room.link, room.web_path) == (f"maumau://room/{code}", f"/room/{code}")
@@ -113,7 +115,7 @@ async def test_a_room_plays_two_matches_with_a_rejoin_and_keeps_the_tally(
 
     started = await host.start(code)
     assert started.status == "playing" and started.matches_started == 1
-    assert [s.bot_level for s in started.seat_list] == ["", "", "random"]
+    assert [s.bot_level for s in started.seat_list] == [0, 0, game_pb2.BOT_LEVEL_RANDOM]
     first_match = started.match_id
     with pytest.raises(grpc.aio.AioRpcError) as refused:
         await stranger.join(code)  # the seats are the same people's now

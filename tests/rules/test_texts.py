@@ -316,10 +316,10 @@ def test_a_setup_names_what_makes_it_unplayable() -> None:
 
     assert refused(discard=[]) == "the discard pile needs a top card"
     top = parse_cards("9H")
-    assert refused(discard=top, dealer=2) == "dealer and turn must be seats of the table"
-    assert refused(discard=top, turn=-1) == "dealer and turn must be seats of the table"
-    assert refused(discard=top, turn=2) == "dealer and turn must be seats of the table"
-    assert refused(discard=top, dealer=-1) == "dealer and turn must be seats of the table"
+    assert refused(discard=top, dealer=2) == "dealer 2 is not a seat dealt in at this table of 2"
+    assert refused(discard=top, turn=-1) == "turn -1 is not a seat dealt in at this table of 2"
+    assert refused(discard=top, turn=2) == "turn 2 is not a seat dealt in at this table of 2"
+    assert refused(discard=top, dealer=-1) == "dealer -1 is not a seat dealt in at this table of 2"
     assert refused(discard=top, wished="R") == "wished suit R is not one of S, H, D, C"
     assert refused(discard=top, pending="jump") == "pending is one of '', draw, skip, draw4"
     assert refused(discard=parse_cards("R5")) == "R5 not in the french52 deck"

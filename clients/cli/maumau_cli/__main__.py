@@ -1,26 +1,25 @@
-"""``maumau play``: one match against bots in the terminal, for example::
+"""``maumau``: play Mau-Mau on a Mau-Mau platform from the terminal.
 
     maumau play --rules classic --bots 3 --level random --lang de
-    python -m maumau_cli play --rules online --bots 1 --option wins=2
+    maumau queue --rules online --ranked
+    maumau room create --rules classic --seats 4 --bots heuristic
+    maumau room join KXWMPQ
+    maumau leaderboard --rules classic
+    maumau profile
 
-``maumau play --help`` lists every option.
+``maumau COMMAND --help`` lists every option of a command; the commands are the modules named in
+:data:`maumau_cli.commands.COMMANDS`.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import getpass
+import importlib
 import sys
 from collections.abc import Sequence
 
-from maumau_cli.game import play
-from maumau_cli.texts import LANGUAGES, Texts, default_language
-from maumau_sdk import DEFAULT_ADDRESS
-
-PRESETS = ("classic", "online", "ostfriesland", "colour")
-LEVELS = ("random", "heuristic", "strong")
-DEFAULT_BOTS_ADDRESS = "127.0.0.1:50052"
+from maumau_cli.commands import COMMANDS
 
 
 def parser() -> argparse.ArgumentParser:
@@ -28,71 +27,23 @@ def parser() -> argparse.ArgumentParser:
         prog="maumau", description="Play Mau-Mau on a Mau-Mau platform from the terminal."
     )
     commands = top.add_subparsers(dest="command", metavar="COMMAND")
-    game = commands.add_parser("play", help="play one match against bots")
-    game.add_argument("--rules", choices=PRESETS, default="classic", help="the rule system")
-    game.add_argument("--bots", type=int, default=3, help="how many bots (1-7, default 3)")
-    game.add_argument("--level", choices=LEVELS, default="random", help="the bots' level")
-    game.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a rule option, e.g. target=0 for a single round (repeatable)",
-    )
-    game.add_argument(
-        "--lang", choices=LANGUAGES, default=None, help="de or en (default: from the locale)"
-    )
-    game.add_argument("--name", default=None, help="your name at the table")
-    game.add_argument(
-        "--address", default=DEFAULT_ADDRESS, help=f"the platform (default {DEFAULT_ADDRESS})"
-    )
-    game.add_argument(
-        "--bots-address",
-        default=DEFAULT_BOTS_ADDRESS,
-        help=f"the bot service, for tips (default {DEFAULT_BOTS_ADDRESS})",
-    )
+    for name in COMMANDS:
+        importlib.import_module(f"maumau_cli.commands.{name}").add(commands)
     return top
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     top = parser()
     args = top.parse_args(argv)
-    if args.command != "play":
+    if getattr(args, "run", None) is None:
         top.print_help()
         return 2
-    options: dict[str, str] = {}
-    for item in args.option:
-        name, sep, value = item.partition("=")
-        if not sep or not name:
-            top.error(f"--option {item!r}: write NAME=VALUE, e.g. target=0")
-        options[name.strip()] = value.strip()
-    if not 1 <= args.bots <= 7:
-        top.error("--bots: from 1 to 7")
-    texts = Texts(args.lang or default_language())
-    name = (args.name or _user_name())[:32]
     try:
-        return asyncio.run(
-            play(
-                args.address,
-                args.rules,
-                args.bots,
-                args.level,
-                texts,
-                name,
-                options,
-                args.bots_address,
-            )
-        )
+        status: int = asyncio.run(args.run(args))
+        return status
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return 130
-
-
-def _user_name() -> str:
-    try:
-        return getpass.getuser().capitalize() or "Player"
-    except (KeyError, OSError):
-        return "Player"
 
 
 if __name__ == "__main__":

@@ -6,12 +6,14 @@ log and, at the end, the fairness check), and the view says when it is your turn
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
+import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -20,9 +22,10 @@ import grpc
 from maumau.rules import Action, Call, Catch, NameSuit, Play
 from maumau.rules.cards import COLOUR_SYMBOLS, COLOURS, FRENCH_RANKS, FRENCH_SUITS, Card
 from maumau.rules.errors import BadInput, translate
+from maumau_cli.common import connect, guarded, me, say
 from maumau_cli.texts import Texts
 from maumau_cli.tips import fetch_tips
-from maumau_sdk import Event, MauMauError, Platform, Seat, View, to_action, verify_match
+from maumau_sdk import Event, MauMauError, Seat, View, to_action, verify_match
 
 REFUSALS = frozenset(
     {
@@ -62,19 +65,19 @@ def options_for(view: View, texts: Texts) -> list[Option]:
                     by_suit[play.suit] = play
             call = next((p.call for p in by_suit.values() if p.call), None)
             label = (
-                texts.get("play_wish_call", card=card, call=texts.call(call))
+                texts.get("play_wish_call", card=texts.card(card), call=texts.call(call))
                 if call
-                else texts.get("play_wish", card=card)
+                else texts.get("play_wish", card=texts.card(card))
             )
             options.append(Option(label, tuple(by_suit.values())))
             continue
         best = next((p for p in variants if p.call), variants[0])
         if (card, True) in plays:
-            label = texts.get("play_plain_jack", card=card)
+            label = texts.get("play_plain_jack", card=texts.card(card))
         elif best.call:
-            label = texts.get("play_call", card=card, call=texts.call(best.call))
+            label = texts.get("play_call", card=texts.card(card), call=texts.call(best.call))
         else:
-            label = texts.get("play", card=card)
+            label = texts.get("play", card=texts.card(card))
         options.append(Option(label, (best,)))
     order = {"draw": 0, "pass": 1, "accept": 2, "challenge": 3}
     for action in sorted(others, key=lambda a: order.get(a.text, 4)):
@@ -93,7 +96,9 @@ def _label(action: Action, view: View, texts: Texts) -> str:
     if action.text == "accept":
         if view.pending == "skip":
             return texts.get("accept_skip")
-        return texts.get("accept_draw", count=view.pending_count)
+        return texts.get("accept_draw", cards=texts.count("card", view.pending_count))
+    if action.text == "challenge":
+        return texts.get("challenge", card=texts.card("W+4"))
     return texts.get(action.text)
 
 
@@ -150,9 +155,11 @@ class Game:
         self.narrated = 0
         self.news = asyncio.Event()
         self.seats = seat.match.seat_info
+        self.finished = False
+        """Whether the match was played to its end (not left with q)."""
 
     def say(self, text: str = "") -> None:
-        print(text, file=self.out, flush=True)
+        say(text, self.out)
 
     async def run(self) -> int:
         """Play until the match is over (0) or the player leaves it (0 as well)."""
@@ -179,8 +186,10 @@ class Game:
                     return 0
                 view = after
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(following), 5.0)
+                async with asyncio.timeout(5.0):
+                    await asyncio.shield(following)
             self._narrate()
+            self.finished = True
             await self._finish(view)
             return 0
         finally:
@@ -197,7 +206,8 @@ class Game:
     async def _wait_for_news(self, timeout: float) -> None:
         self.news.clear()
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.news.wait(), timeout)
+            async with asyncio.timeout(timeout):
+                await self.news.wait()
 
     async def _settle(self, quiet: float = 0.12, longest: float = 1.5) -> None:
         """Let the event stream catch up before showing the table: while the match waits for
@@ -230,7 +240,7 @@ class Game:
         t = self.texts
         self.say()
         self.say(f"=== {t.get('round_header', round=view.round, ruleset=view.ruleset)} ===")
-        self.say(t.get("top", card=view.top.text, suit=t.suit(view.active_suit)))
+        self.say(t.get("top", card=t.card(view.top), suit=t.suit(view.active_suit)))
         if view.wished:
             self.say(t.get("wished", suit=t.suit(view.wished)))
         if view.pending:
@@ -238,12 +248,13 @@ class Game:
             self.say(
                 t.get(
                     key.get(view.pending, "pending_draw"),
-                    count=view.pending_count,
+                    cards=t.count("card", view.pending_count),
+                    card=t.card(view.top),
                     rank=view.top.rank,
                 )
             )
         if view.drawn is not None:
-            self.say(t.get("drawn", card=view.drawn.text))
+            self.say(t.get("drawn", card=t.card(view.drawn)))
         self.say(t.get("seats"))
         for seat in range(len(view.hand_sizes)):
             name = t.name(seat, self.seats, -1)
@@ -267,13 +278,14 @@ class Game:
                     extra=extra,
                 )
             )
-        self.say(t.get("hand", cards=" ".join(c.text for c in sort_hand(view.hand))))
+        self.say(t.get("hand", cards=t.cards(sort_hand(view.hand))))
         self.say(t.get("options"))
         for number, option in enumerate(options_for(view, t), start=1):
             self.say(f"  {number:>2}) {option.label}")
 
     async def _ask(self, prompt: str) -> str | None:
-        print(prompt, end="", file=self.out, flush=True)
+        with contextlib.suppress(OSError):  # the terminal went away
+            print(prompt, end="", file=self.out, flush=True)
         line = await self.reader.readline()
         return None if line is None else line.strip()
 
@@ -281,10 +293,11 @@ class Game:
         """Ask until an action is taken (the view after it) or the player quits (None)."""
         t = self.texts
         options = options_for(view, t)
+        example = t.example(sort_hand(view.hand))
         prompt = (
-            t.get("your_move", first=1, last=len(options))
+            t.get("your_move", first=1, last=len(options), example=example)
             if len(options) > 1
-            else t.get("your_move_single")
+            else t.get("your_move_single", example=example)
         )
         while True:
             text = await self._ask(prompt)
@@ -322,7 +335,7 @@ class Game:
             choices = options[number - 1].actions
             return choices[0] if len(choices) == 1 else await self._ask_suit(choices)
         try:
-            action = to_action(text)
+            action = to_action(t.typed(text))
         except BadInput as error:
             self.say(f"  ! {translate(error.code, error.params, t.lang)}")
             return None
@@ -343,7 +356,7 @@ class Game:
         t = self.texts
         suits = [a.suit for a in plays if isinstance(a, Play) and a.suit]
         choices = ", ".join(f"{n} {t.suit(s)}" for n, s in enumerate(suits, start=1))
-        letters = " ".join(suits)
+        letters = " ".join(t.suit_letter(s) for s in suits)
         while True:
             text = await self._ask(t.get("which_suit", choices=f"{choices} ({letters})"))
             if text is None or text.lower() in ("", "b", "back", "q", "zurück"):
@@ -351,11 +364,8 @@ class Game:
             chosen = None
             if text.isdigit() and 1 <= int(text) <= len(suits):
                 chosen = suits[int(text) - 1]
-            elif text.upper() in suits:
-                chosen = text.upper()
-            else:
-                names = {t.suit(s).lower(): s for s in suits}
-                chosen = names.get(text.lower())
+            elif t.typed_suit(text) in suits:
+                chosen = t.typed_suit(text)
             if chosen is not None:
                 return plays[suits.index(chosen)]
             self.say(f"  ! {t.get('no_such_suit', text=text, last=len(suits), letters=letters)}")
@@ -367,7 +377,7 @@ class Game:
             return
         self.say(self.texts.get("tips"))
         for action, reason in tips:
-            self.say(self.texts.get("tip_line", action=action, reason=reason))
+            self.say(self.texts.get("tip_line", action=self.texts.action(action), reason=reason))
 
     # ------------------------------------------------------------------ the end
 
@@ -400,39 +410,38 @@ class Game:
         self.say(t.get("check_nonce_ok" if report.nonce_ok else "check_nonce_bad"))
         self.say(t.get("check_first_ok" if report.first_deal_ok else "check_first_bad"))
         if report.replay_ok:
-            self.say(t.get("check_replay_ok", rounds=report.rounds_replayed, steps=report.steps))
+            self.say(
+                t.get(
+                    "check_replay_ok",
+                    rounds=t.count("round", report.rounds_replayed),
+                    steps=t.count("move", report.steps),
+                )
+            )
         else:
             self.say(t.get("check_replay_bad", problem=report.problem))
         self.say(t.get("fair" if report.ok else "unfair"))
 
 
 async def play(
-    address: str,
-    rules: str,
-    bots: int,
-    level: str,
+    args: argparse.Namespace,
     texts: Texts,
-    name: str,
     options: dict[str, str],
-    tips_address: str,
     out: TextIO | None = None,
 ) -> int:
-    """Connect, register, open a match against ``bots`` bots and play it. Returns the exit
-    status: 0 when the match was played (or left), 1 when the platform refused, 2 when it was
-    not reachable."""
+    """Connect, open a match against ``args.bots`` bots and play it as the kept player. Returns
+    the exit status: 0 when the match was played (or left), 1 when the platform refused, 2 when
+    it was not reachable, 130 (Ctrl-C) or 129 (the terminal closed) after leaving the seat to a
+    bot."""
     out = out or sys.stdout
+    say(texts.get("connecting", address=args.address), out)
 
-    def say(text: str) -> None:
-        print(text, file=out, flush=True)
-
-    say(texts.get("connecting", address=address))
-    try:
-        async with Platform.connect(address, timeout=5.0) as platform:
-            player = await platform.register(name)
+    async def session() -> int:
+        async with connect(args) as platform:
+            player = await me(platform, args.name)
             seat = await player.create_match(
-                rules,
-                bots + 1,
-                bots={s: level for s in range(1, bots + 1)},
+                args.rules,
+                args.bots + 1,
+                bots={s: args.level for s in range(1, args.bots + 1)},
                 options=options,
                 auto_start=True,
             )
@@ -441,16 +450,53 @@ async def play(
                     "welcome",
                     name=player.name,
                     ruleset=seat.match.ruleset,
-                    bots=bots,
-                    level=level,
+                    against=texts.count("bot", args.bots),
+                    level=args.level,
                     match_id=seat.match_id,
-                )
+                ),
+                out,
             )
-            say(texts.get("commitment", commitment=seat.match.seed_commitment))
-            return await Game(seat, texts, LineReader(), tips_address, out).run()
-    except MauMauError as error:
-        if error.status in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-            say(texts.get("no_platform", address=address))
-            return 2
-        say(texts.get("failed", message=error.message(texts.lang)))
-        return 1
+            say(texts.get("commitment", commitment=seat.match.seed_commitment), out)
+            status, _finished = await play_seat(seat, texts, LineReader(), args.bots_address, out)
+            return status
+
+    return await guarded(texts, args.address, session())
+
+
+async def play_seat(
+    seat: Seat, texts: Texts, reader: LineReader, tips_address: str, out: TextIO | None = None
+) -> tuple[int, bool]:
+    """Play a seat's match at the keyboard; an interrupt leaves it to a bot. Returns the exit
+    status and whether the match was played to its end (False: the player left it)."""
+    out = out or sys.stdout
+    game = Game(seat, texts, reader, tips_address, out)
+    status = await until_interrupted(game.run(), seat, texts, out)
+    return status, game.finished
+
+
+async def until_interrupted(work: Awaitable[int], seat: Seat, texts: Texts, out: TextIO) -> int:
+    """Run ``work``; Ctrl-C (SIGINT), SIGTERM or a closed terminal (SIGHUP) stop it and leave
+    the seat to a bot, as ``q`` does, and say so."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(work)
+    received: list[signal.Signals] = []
+
+    def stop(signum: signal.Signals) -> None:
+        received.append(signum)
+        task.cancel()
+
+    signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    for signum in signals:
+        loop.add_signal_handler(signum, stop, signum)
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if not received:
+            raise
+        with contextlib.suppress(MauMauError):
+            await seat.leave()
+        say(texts.get("interrupted"), out)
+        return 128 + int(received[0])
+    finally:
+        for signum in signals:
+            loop.remove_signal_handler(signum)

@@ -4,7 +4,7 @@ Refusals of the rules core come translated from their error codes (``MauMauError
 everything else is here. ``Texts(lang).get(key, **values)`` fills a template, and events are told
 with the players' names, "you" being the person at the keyboard:
 
->>> Texts("de").get("your_move", last=3)
+>>> Texts("de").get("your_move", first=1, last=3, example="7H")
 'Dein Zug (1-3, eine Karte wie 7H, t = Tipps, h = Hilfe, q = Ende): '
 """
 
@@ -14,7 +14,8 @@ import locale
 import os
 from collections.abc import Mapping, Sequence
 
-from maumau.rules.errors import SUIT_NAMES
+from maumau.rules.cards import ALL_CARDS, COLOURS, Card
+from maumau.rules.errors import SUIT_NAMES, BadInput
 from maumau_sdk import Event, SeatInfo
 
 LANGUAGES = ("en", "de")
@@ -25,16 +26,15 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "no_platform": "No Mau-Mau platform answers at {address}. Start one with `make run`, or "
         "name another one with --address.",
         "failed": "The platform refused: {message}",
-        "welcome": "{name}, you play {ruleset} against {bots} bots ({level}). Match {match_id}.",
+        "welcome": "{name}, you play {ruleset} against {against} ({level}). Match {match_id}.",
         "commitment": "The server committed to its secret seed before the deal: {commitment}",
         "round_header": "Round {round}  ·  {ruleset}",
         "top": "Top card: {card}    to match: {suit}",
         "wished": "Wished suit: {suit}",
-        "pending_draw": "Penalty on you: take {count} cards, or pass it on with a {rank}",
-        "pending_draw_other": "Penalty running: {count} cards for the next seat that cannot "
-        "add a {rank}",
+        "pending_draw": "Penalty on you: take {cards}, or pass it on with a {rank}",
+        "pending_draw_other": "Penalty running: {cards} for the next seat that cannot add a {rank}",
         "pending_skip": "Skip on you: sit out, or pass it on with a {rank}",
-        "pending_draw4": "W+4 on you: take {count} cards, or challenge it",
+        "pending_draw4": "{card} on you: take {cards}, or challenge it",
         "drawn": "You drew {card}: play it or keep it.",
         "seats": "Seats:",
         "seat_line": "  {marker} {seat}  {name:<18} {cards:>2} {card_word}   score {score}{extra}",
@@ -45,8 +45,9 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "out_of_round": "   (sits this round out)",
         "hand": "Your hand: {cards}",
         "options": "Your options:",
-        "your_move": "Your move ({first}-{last}, a card like 7H, t = tips, h = help, q = quit): ",
-        "your_move_single": "Your move (1, a card like 7H, t = tips, h = help, q = quit): ",
+        "your_move": "Your move ({first}-{last}, a card like {example}, t = tips, h = help, "
+        "q = quit): ",
+        "your_move_single": "Your move (1, a card like {example}, t = tips, h = help, q = quit): ",
         "which_suit": "Which suit? {choices}: ",
         "no_such_option": "There is no option {number}: choose a number from 1 to {last}.",
         "no_such_suit": "'{text}' is no suit here: choose a number from 1 to {last} or a letter "
@@ -58,6 +59,7 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "tips": "Tips:",
         "tip_line": "  {action:<10} {reason}",
         "leaving": "You leave the match; a bot plays your seat from now on.",
+        "interrupted": "Interrupted: you leave the match; a bot plays your seat from now on.",
         "waiting": "Waiting for the others ...",
         "play": "play {card}",
         "play_call": "play {card} and call {call}",
@@ -66,9 +68,9 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "play_plain_jack": "play {card} without a wish",
         "draw": "draw a card",
         "pass": "keep the drawn card (pass)",
-        "accept_draw": "take {count} cards",
+        "accept_draw": "take {cards}",
         "accept_skip": "sit out",
-        "challenge": "challenge the W+4",
+        "challenge": "challenge the {card}",
         "catch": "catch {name}: the call was missed",
         "call_last": "press 'last card'",
         "name_suit": "name {suit} for the starter",
@@ -86,7 +88,7 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "that seed",
         "check_first_bad": "  [FAILED] your first hand is not what the seed deals",
         "check_replay_ok": "  [ok] replayed the whole match from the seed: every deal and "
-        "draw you saw ({rounds} rounds, {steps} moves) comes out the same",
+        "draw you saw ({rounds}, {steps}) comes out the same",
         "check_replay_bad": "  [FAILED] the replay does not match: {problem}",
         "fair": "Verified: the deal was fair.",
         "unfair": "Warning: the deal could NOT be verified.",
@@ -114,8 +116,8 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "ev_dealt_me": "You are dealt: {cards}",
         "ev_draw": "{who} draws a card",
         "ev_draw_me": "You draw {cards}",
-        "ev_penalty": "{who} takes {count} penalty cards",
-        "ev_penalty_me": "You take {count} penalty cards: {cards}",
+        "ev_penalty": "{who} takes {penalty}",
+        "ev_penalty_me": "You take {penalty}: {cards}",
         "ev_caught_draw": "{who} draws {count} for the missed call",
         "ev_caught_draw_me": "You draw {count} for the missed call: {cards}",
         "ev_challenge_draw": "{who} draws {count} after the challenge",
@@ -143,7 +145,7 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "ev_no_bluff_me": "You challenge the W+4 of {whom}: it was legal",
         "ev_passed": "{who} keeps the drawn card",
         "ev_passed_me": "You keep the drawn card",
-        "ev_reshuffled": "The discard pile becomes a new draw pile of {count} cards",
+        "ev_reshuffled": "The discard pile becomes a new draw pile of {cards}",
         "ev_round_over_out": "Round {round}: {who} goes out. Points {points}, scores {totals}",
         "ev_round_over_out_me": "Round {round}: you go out! Points {points}, scores {totals}",
         "ev_round_over_mau_me": "Round {round}: you finish with Mau. Points {points}, scores "
@@ -160,22 +162,51 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "ev_handed_to_bot": "A bot plays for {who} from now on",
         "ev_left": "{who} left the match",
         "ev_seed": "The server reveals its seed.",
+        # queue, rooms, ladder, profile
+        "queued": "Queued for {queue} (ticket {ticket_id}); q and Enter, or Ctrl-C, cancel.",
+        "searching": "Searching ... {seconds}",
+        "seated": "Seated: seat {seat} of {table} at match {match_id} ({bots}).",
+        "ticket_over": "The ticket ended: {state} ({reason}).",
+        "ticket_cancelled": "You left the queue.",
+        "room_created": "Room {code} is open: others join with `maumau room join {code}` "
+        "({link}). Type s and Enter to start (bots fill free seats), q to quit.",
+        "room_joined": "You sit at seat {seat} of room {code} ({ruleset}).",
+        "room_seats": "Seats: {seats}",
+        "room_free": "free",
+        "room_wins": "{name} ({wins})",
+        "room_match": "Match {number} of room {code} starts.",
+        "room_next": "The room's next match starts when everyone is ready; q quits.",
+        "room_left": "You leave the room.",
+        "ladder_header": "{preset}, season {season}: {players}",
+        "ladder_line": "{marker}{rank:>4}. {name:<24} {rating:>5}  {played}, {won} won",
+        "ladder_empty": "Nobody is on this ladder yet: ranked matches put players on it.",
+        "not_on_ladder": "You are not on the {preset} ladder yet: play a ranked match "
+        "(maumau queue --rules {preset} --ranked).",
+        "profile_header": "{name} ({player_id})",
+        "profile_level": "Level {level}, {xp} XP ({next} XP to the next level)",
+        "profile_matches": "{played}, {won} won, {left} left",
+        "profile_rating": "  {preset} {season}: rating {rating}, rank {rank}, {played}",
+        "profile_recent": "Recent matches:",
+        "profile_match": "  {ruleset:<24} {mode:<7} place {place}, {xp} XP{won}",
+        "profile_won": ", won",
+        "ranked": "ranked",
+        "casual": "casual",
     },
     "de": {
         "connecting": "Verbinde mit der Plattform unter {address} ...",
         "no_platform": "Unter {address} antwortet keine Mau-Mau-Plattform. Starte eine mit "
         "`make run` oder nenne mit --address eine andere.",
         "failed": "Die Plattform lehnt ab: {message}",
-        "welcome": "{name}, du spielst {ruleset} gegen {bots} Bots ({level}). Partie {match_id}.",
+        "welcome": "{name}, du spielst {ruleset} gegen {against} ({level}). Partie {match_id}.",
         "commitment": "Der Server hat sich vor dem Geben auf seinen geheimen Seed festgelegt: "
         "{commitment}",
         "round_header": "Runde {round}  ·  {ruleset}",
         "top": "Oben liegt: {card}    zu bedienen: {suit}",
         "wished": "Gewünschte Farbe: {suit}",
-        "pending_draw": "Strafe für dich: nimm {count} Karten oder gib sie mit einer {rank} weiter",
-        "pending_draw_other": "Strafe läuft: {count} Karten für den nächsten Platz ohne {rank}",
+        "pending_draw": "Strafe für dich: nimm {cards} oder gib sie mit einer {rank} weiter",
+        "pending_draw_other": "Strafe läuft: {cards} für den nächsten Platz ohne {rank}",
         "pending_skip": "Aussetzen für dich: setze aus oder gib es mit einer {rank} weiter",
-        "pending_draw4": "W+4 gegen dich: nimm {count} Karten oder zweifle sie an",
+        "pending_draw4": "{card} gegen dich: nimm {cards} oder zweifle sie an",
         "drawn": "Du hast {card} gezogen: spiele sie oder behalte sie.",
         "seats": "Plätze:",
         "seat_line": "  {marker} {seat}  {name:<18} {cards:>2} {card_word}   Punkte {score}{extra}",
@@ -186,9 +217,10 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "out_of_round": "   (setzt diese Runde aus)",
         "hand": "Deine Hand: {cards}",
         "options": "Deine Möglichkeiten:",
-        "your_move": "Dein Zug ({first}-{last}, eine Karte wie 7H, t = Tipps, h = Hilfe, "
+        "your_move": "Dein Zug ({first}-{last}, eine Karte wie {example}, t = Tipps, h = Hilfe, "
         "q = Ende): ",
-        "your_move_single": "Dein Zug (1, eine Karte wie 7H, t = Tipps, h = Hilfe, q = Ende): ",
+        "your_move_single": "Dein Zug (1, eine Karte wie {example}, t = Tipps, h = Hilfe, "
+        "q = Ende): ",
         "which_suit": "Welche Farbe? {choices}: ",
         "no_such_option": "Eine Möglichkeit {number} gibt es nicht: wähle eine Zahl von 1 bis "
         "{last}.",
@@ -203,6 +235,8 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "tips": "Tipps:",
         "tip_line": "  {action:<10} {reason}",
         "leaving": "Du verlässt die Partie; ab jetzt spielt ein Bot deinen Platz.",
+        "interrupted": "Unterbrochen: du verlässt die Partie; ab jetzt spielt ein Bot deinen "
+        "Platz.",
         "waiting": "Warte auf die anderen ...",
         "play": "{card} spielen",
         "play_call": "{card} spielen und {call} ansagen",
@@ -211,9 +245,9 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "play_plain_jack": "{card} ohne Wunsch spielen",
         "draw": "eine Karte ziehen",
         "pass": "die gezogene Karte behalten (passen)",
-        "accept_draw": "{count} Karten nehmen",
+        "accept_draw": "{cards} nehmen",
         "accept_skip": "aussetzen",
-        "challenge": "die W+4 anzweifeln",
+        "challenge": "die {card} anzweifeln",
         "catch": "{name} erwischen: Ansage vergessen",
         "call_last": "'Letzte Karte' drücken",
         "name_suit": "{suit} für die Startkarte wünschen",
@@ -231,7 +265,7 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "Seed gibt",
         "check_first_bad": "  [FEHLER] deine erste Hand ist nicht die, die der Seed gibt",
         "check_replay_ok": "  [ok] die ganze Partie aus dem Seed nachgespielt: jedes Geben und "
-        "Ziehen, das du gesehen hast ({rounds} Runde(n), {steps} Züge), kommt genauso heraus",
+        "Ziehen, das du gesehen hast ({rounds}, {steps}), kommt genauso heraus",
         "check_replay_bad": "  [FEHLER] das Nachspielen passt nicht: {problem}",
         "fair": "Geprüft: es wurde fair gegeben.",
         "unfair": "Achtung: das Geben ließ sich NICHT bestätigen.",
@@ -257,8 +291,8 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "ev_dealt_me": "Du bekommst: {cards}",
         "ev_draw": "{who} zieht eine Karte",
         "ev_draw_me": "Du ziehst {cards}",
-        "ev_penalty": "{who} nimmt {count} Strafkarten",
-        "ev_penalty_me": "Du nimmst {count} Strafkarten: {cards}",
+        "ev_penalty": "{who} nimmt {penalty}",
+        "ev_penalty_me": "Du nimmst {penalty}: {cards}",
         "ev_caught_draw": "{who} zieht {count} für die vergessene Ansage",
         "ev_caught_draw_me": "Du ziehst {count} für die vergessene Ansage: {cards}",
         "ev_challenge_draw": "{who} zieht {count} nach dem Anzweifeln",
@@ -286,7 +320,7 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "ev_no_bluff_me": "Du zweifelst die W+4 von {whom} an: sie war erlaubt",
         "ev_passed": "{who} behält die gezogene Karte",
         "ev_passed_me": "Du behältst die gezogene Karte",
-        "ev_reshuffled": "Der Ablagestapel wird zum neuen Stapel mit {count} Karten",
+        "ev_reshuffled": "Der Ablagestapel wird zum neuen Stapel mit {cards}",
         "ev_round_over_out": "Runde {round}: {who} ist draußen. Punkte {points}, Stand {totals}",
         "ev_round_over_out_me": "Runde {round}: du bist draußen! Punkte {points}, Stand {totals}",
         "ev_round_over_mau_me": "Runde {round}: du beendest mit Mau. Punkte {points}, Stand "
@@ -303,8 +337,78 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "ev_handed_to_bot": "Ab jetzt spielt ein Bot für {who}",
         "ev_left": "{who} hat die Partie verlassen",
         "ev_seed": "Der Server enthüllt seinen Seed.",
+        "queued": "In der Warteschlange für {queue} (Ticket {ticket_id}); q und Enter oder "
+        "Strg-C brechen ab.",
+        "searching": "Suche ... {seconds}",
+        "seated": "Platz gefunden: Platz {seat} von {table} in Partie {match_id} ({bots}).",
+        "ticket_over": "Das Ticket ist beendet: {state} ({reason}).",
+        "ticket_cancelled": "Du hast die Warteschlange verlassen.",
+        "room_created": "Raum {code} ist offen: andere kommen mit `maumau room join {code}` "
+        "dazu ({link}). Tippe s und Enter zum Starten (Bots füllen freie Plätze), q zum Beenden.",
+        "room_joined": "Du sitzt an Platz {seat} in Raum {code} ({ruleset}).",
+        "room_seats": "Plätze: {seats}",
+        "room_free": "frei",
+        "room_wins": "{name} ({wins})",
+        "room_match": "Partie {number} in Raum {code} beginnt.",
+        "room_next": "Die nächste Partie des Raums beginnt, sobald alle bereit sind; q beendet.",
+        "room_left": "Du verlässt den Raum.",
+        "ladder_header": "{preset}, Saison {season}: {players}",
+        "ladder_line": "{marker}{rank:>4}. {name:<24} {rating:>5}  {played}, {won} gewonnen",
+        "ladder_empty": "Noch niemand steht in dieser Rangliste: gewertete Partien bringen "
+        "Spieler hinein.",
+        "not_on_ladder": "Du stehst noch nicht in der Rangliste von {preset}: spiele eine "
+        "gewertete Partie (maumau queue --rules {preset} --ranked).",
+        "profile_header": "{name} ({player_id})",
+        "profile_level": "Stufe {level}, {xp} XP ({next} XP bis zur nächsten Stufe)",
+        "profile_matches": "{played}, {won} gewonnen, {left} verlassen",
+        "profile_rating": "  {preset} {season}: Wertung {rating}, Rang {rank}, {played}",
+        "profile_recent": "Letzte Partien:",
+        "profile_match": "  {ruleset:<24} {mode:<9} Platz {place}, {xp} XP{won}",
+        "profile_won": ", gewonnen",
+        "ranked": "gewertet",
+        "casual": "locker",
     },
 }
+
+
+NOUNS: Mapping[str, Mapping[str, tuple[str, str]]] = {
+    "en": {
+        "bot": ("bot", "bots"),
+        "card": ("card", "cards"),
+        "penalty": ("penalty card", "penalty cards"),
+        "round": ("round", "rounds"),
+        "move": ("move", "moves"),
+        "match": ("match", "matches"),
+        "player": ("player", "players"),
+        "second": ("second", "seconds"),
+    },
+    "de": {
+        "bot": ("Bot", "Bots"),
+        "card": ("Karte", "Karten"),
+        "penalty": ("Strafkarte", "Strafkarten"),
+        "round": ("Runde", "Runden"),
+        "move": ("Zug", "Züge"),
+        "match": ("Partie", "Partien"),
+        "player": ("Spieler", "Spieler"),
+        "second": ("Sekunde", "Sekunden"),
+    },
+}
+"""Singular and plural of the nouns counted in the texts."""
+
+SUIT_SYMBOLS: Mapping[str, str] = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+"""The French suits as the symbols a UTF-8 terminal shows."""
+
+COLOUR_LETTERS: Mapping[str, Mapping[str, str]] = {
+    "en": {"R": "R", "G": "G", "B": "B", "Y": "Y"},
+    "de": {"R": "Ro", "G": "Gr", "B": "Bl", "Y": "Ge"},
+}
+"""How colour cards start, per language: German needs two letters, as Grün and Gelb share G."""
+
+COLOUR_RANKS: Mapping[str, Mapping[str, str]] = {
+    "en": {"skip": "skip", "rev": "rev", "W": "W", "W+4": "W+4"},
+    "de": {"skip": "Aus", "rev": "Dreh", "W": "Wahl", "W+4": "Wahl+4"},
+}
+"""The colour deck's action cards per language: Aussetzen, Richtungswechsel, Farbwahl."""
 
 
 def default_language(environ: Mapping[str, str] | None = None) -> str:
@@ -324,9 +428,90 @@ def default_language(environ: Mapping[str, str] | None = None) -> str:
 class Texts:
     """The client's texts in one language, and the event log told with the players' names."""
 
-    def __init__(self, lang: str) -> None:
+    def __init__(self, lang: str, *, symbols: bool = False) -> None:
         self.lang = lang if lang in LANGUAGES else "en"
+        self.symbols = symbols
+        """Whether French suits show as symbols (a UTF-8 terminal not in plain mode)."""
         self._texts = TEXTS[self.lang]
+        self._inputs = {self.card(card): card.text for card in ALL_CARDS}
+        self._inputs.update({self.card(card).lower(): card.text for card in ALL_CARDS})
+
+    def count(self, noun: str, number: int) -> str:
+        """A number with its noun in the right form: '1 bot', '3 bots', '1 Runde'.
+
+        >>> Texts("de").count("round", 1), Texts("de").count("round", 6)
+        ('1 Runde', '6 Runden')
+        """
+        singular, plural = NOUNS[self.lang][noun]
+        return f"{number} {singular if number == 1 else plural}"
+
+    # ------------------------------------------------------------------ cards
+
+    def card(self, card: Card | str) -> str:
+        """A card as this language and terminal show it.
+
+        >>> Texts("de").card("Gskip"), Texts("de").card("Y+2"), Texts("de").card("W+4")
+        ('GrAus', 'Ge+2', 'Wahl+4')
+        >>> Texts("en", symbols=True).card("10H")
+        '10♥'
+        """
+        card = Card.parse(card) if isinstance(card, str) else card
+        if card.suit in COLOURS or card.suit == "":
+            ranks = COLOUR_RANKS[self.lang]
+            if card.suit == "":
+                return ranks.get(card.rank, card.rank)
+            return COLOUR_LETTERS[self.lang][card.suit] + ranks.get(card.rank, card.rank)
+        if self.symbols:
+            return card.rank + SUIT_SYMBOLS[card.suit]
+        return card.text
+
+    def cards(self, cards: Sequence[Card | str]) -> str:
+        return " ".join(self.card(card) for card in cards)
+
+    def suit_letter(self, suit: str) -> str:
+        """The letter (or symbol) a suit is typed and shown with here: 'H', '♥', 'Gr'."""
+        if suit in COLOURS:
+            return COLOUR_LETTERS[self.lang][suit]
+        return SUIT_SYMBOLS.get(suit, suit) if self.symbols else suit
+
+    def action(self, text: str) -> str:
+        """An action's text form with its card and suit shown as :meth:`card` shows them:
+        'JD:S!mau' -> 'J♦:♠!mau'."""
+        head, sep, tail = text.partition("!")
+        card, colon, suit = head.partition(":")
+        try:
+            shown = self.card(card)
+        except BadInput:
+            return text
+        if colon:
+            shown += ":" + self.suit_letter(suit)
+        return shown + sep + tail
+
+    def typed(self, text: str) -> str:
+        """What the player typed, in the rules core's text form: 'GrAus' -> 'Gskip',
+        '10♥' -> '10H', 'Ro7:Ge' stays meaningful as 'R7:Y'. Unknown text is left as it is."""
+        head, sep, tail = text.strip().partition("!")
+        card, colon, suit = head.partition(":")
+        for letter, symbol in SUIT_SYMBOLS.items():
+            card = card.replace(symbol, letter)
+        card = self._inputs.get(card, self._inputs.get(card.lower(), card))
+        if colon:
+            suit = self.typed_suit(suit) or suit
+        return card + (colon + suit) + sep + tail
+
+    def typed_suit(self, text: str) -> str | None:
+        """The suit letter for a typed letter, symbol or name ('Gr', '♥', 'Herz'), else None."""
+        wanted = text.strip().lower()
+        for suit in (*SUIT_SYMBOLS, *COLOURS):
+            shown = {suit.lower(), self.suit_letter(suit).lower(), self.suit(suit).lower()}
+            shown.add(SUIT_SYMBOLS.get(suit, suit).lower())
+            if wanted in shown:
+                return suit
+        return None
+
+    def example(self, hand: Sequence[Card]) -> str:
+        """A card to show in the prompt: the first of the hand, as the player would type it."""
+        return self.card(hand[0]) if hand else self.card("7H")
 
     def get(self, key: str, **values: object) -> str:
         return self._texts[key].format(**values)
@@ -377,13 +562,15 @@ class Texts:
             return self.get("ev_started")
         if kind == "round_started":
             r = e.round_started
-            return self._seat_event("ev_round", r.dealer, seats, me, round=r.round, card=r.starter)
+            return self._seat_event(
+                "ev_round", r.dealer, seats, me, round=r.round, card=self.card(r.starter)
+            )
         if kind == "drew":
             return self._drew(e.drew, seats, me)
         if kind == "played":
             p = e.played
             mine = p.seat == me
-            text = self._seat_event("ev_played", p.seat, seats, me, card=p.card)
+            text = self._seat_event("ev_played", p.seat, seats, me, card=self.card(p.card))
             if p.suit:
                 text += self.get("ev_wish_me" if mine else "ev_wish", suit=self.suit(p.suit))
             if p.call:
@@ -419,7 +606,7 @@ class Texts:
                 "ev_bluff" if c3.bluff else "ev_no_bluff", c3.by, seats, me, whom=whom
             )
         if kind == "reshuffled":
-            return self.get("ev_reshuffled", count=e.reshuffled)
+            return self.get("ev_reshuffled", cards=self.count("card", e.reshuffled))
         if kind == "round_over":
             r2 = e.round_over
             return self._seat_event(
@@ -448,7 +635,7 @@ class Texts:
 
     def _drew(self, drew: object, seats: Sequence[SeatInfo], me: int) -> str | None:
         seat, count, reason = drew.seat, drew.count, drew.reason  # type: ignore[attr-defined]
-        cards = " ".join(drew.cards)  # type: ignore[attr-defined]
+        cards = self.cards(drew.cards)  # type: ignore[attr-defined]
         if reason == "deal":
             return self.get("ev_dealt_me", cards=cards) if seat == me else None
         key = {
@@ -458,4 +645,6 @@ class Texts:
             "challenge": "ev_challenge_draw",
             "ace": "ev_ace_draw",
         }.get(reason, "ev_draw")
-        return self._seat_event(key, seat, seats, me, count=count, cards=cards)
+        return self._seat_event(
+            key, seat, seats, me, count=count, cards=cards, penalty=self.count("penalty", count)
+        )

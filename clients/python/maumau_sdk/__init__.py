@@ -26,20 +26,46 @@ The pieces:
   retries are automatic); ``async for event in seat.events()`` (resumes after reconnects)
 - :class:`MauMauError`: ``status``, ``code``, ``params`` and ``message(lang)`` in English or German
 - :func:`verify_match`: check the revealed seed and replay every deal and draw you saw
+- :meth:`Player.enqueue` -> :class:`Ticket` (``await ticket.seat()``); :meth:`Player.create_room`
+  and :meth:`Player.join_room` -> :class:`Room` (``await room.seat()``, ``room.next_match()``)
+- :meth:`Platform.hints`: the legal actions ranked by the Bots service, with their reasons
+- :meth:`Platform.leaderboard`, :meth:`Platform.around`, :meth:`Platform.profile`,
+  :meth:`Platform.history` (and the same for yourself on :class:`Player`)
+- :class:`Tournaments` (``Tournaments.connect(address)``): create, register, follow, standings and
+  the yearly championship of East-Frisian tournaments
 """
 
 from maumau.rules import Action, Card, Play
 from maumau_sdk.client import (
     DEFAULT_ADDRESS,
+    DEFAULT_BOTS_ADDRESS,
+    DEFAULT_MATCHMAKING_ADDRESS,
+    DEFAULT_RATING_ADDRESS,
     EventStream,
     Platform,
     Player,
     RetryPolicy,
+    Room,
     Seat,
     Spectator,
+    Ticket,
 )
 from maumau_sdk.errors import MauMauError
 from maumau_sdk.fairness import FairnessReport, verify_match
+from maumau_sdk.lobby import (
+    Hint,
+    History,
+    LadderEntry,
+    Leaderboard,
+    MatchSummary,
+    Profile,
+    Rating,
+    RoomSeat,
+    RoomState,
+    Skill,
+    TicketState,
+)
+from maumau_sdk.tournaments import DEFAULT_TOURNAMENTS_ADDRESS, Tournaments
 from maumau_sdk.values import (
     ActionLike,
     ActResult,
@@ -56,6 +82,10 @@ from maumau_sdk.values import (
 
 __all__ = [
     "DEFAULT_ADDRESS",
+    "DEFAULT_BOTS_ADDRESS",
+    "DEFAULT_MATCHMAKING_ADDRESS",
+    "DEFAULT_RATING_ADDRESS",
+    "DEFAULT_TOURNAMENTS_ADDRESS",
     "ActResult",
     "Action",
     "ActionLike",
@@ -63,16 +93,30 @@ __all__ = [
     "Event",
     "EventStream",
     "FairnessReport",
+    "Hint",
+    "History",
+    "LadderEntry",
+    "Leaderboard",
     "MatchInfo",
+    "MatchSummary",
     "MauMauError",
     "Outcome",
     "Platform",
     "Play",
     "Player",
+    "Profile",
+    "Rating",
     "RetryPolicy",
+    "Room",
+    "RoomSeat",
+    "RoomState",
     "Seat",
     "SeatInfo",
+    "Skill",
     "Spectator",
+    "Ticket",
+    "TicketState",
+    "Tournaments",
     "View",
     "action_from_pb",
     "action_to_pb",

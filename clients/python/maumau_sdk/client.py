@@ -32,9 +32,23 @@ from typing import Any, TypeVar
 
 import grpc
 
+from maumau import wire
 from maumau.rules import BadInput
-from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2, players_pb2, players_pb2_grpc
+from maumau.v1 import (
+    bots_pb2,
+    bots_pb2_grpc,
+    engine_pb2,
+    engine_pb2_grpc,
+    game_pb2,
+    matchmaking_pb2,
+    matchmaking_pb2_grpc,
+    players_pb2,
+    players_pb2_grpc,
+    rating_pb2,
+    rating_pb2_grpc,
+)
 from maumau_sdk.errors import RETRYABLE, MauMauError
+from maumau_sdk.lobby import Hint, History, Leaderboard, Profile, RoomState, TicketState
 from maumau_sdk.values import (
     ActionLike,
     ActResult,
@@ -46,6 +60,9 @@ from maumau_sdk.values import (
 )
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
+DEFAULT_MATCHMAKING_ADDRESS = "127.0.0.1:50053"
+DEFAULT_RATING_ADDRESS = "127.0.0.1:50054"
+DEFAULT_BOTS_ADDRESS = "127.0.0.1:50052"
 CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
     # Reconnect soon after a replica restarts: gRPC's own backoff grows to two minutes.
     ("grpc.initial_reconnect_backoff_ms", 100),
@@ -89,9 +106,13 @@ class RetryPolicy:
 
 def _stubs(channel: grpc.aio.Channel) -> tuple[Any, Any]:
     """The Engine and Players stubs of a channel (the generated stubs carry no types)."""
-    engine = engine_pb2_grpc.EngineStub(channel)  # type: ignore[no-untyped-call]
-    players = players_pb2_grpc.PlayersStub(channel)  # type: ignore[no-untyped-call]
+    engine = engine_pb2_grpc.EngineStub(channel)
+    players = players_pb2_grpc.PlayersStub(channel)
     return engine, players
+
+
+def _option_map(options: Mapping[str, object] | None) -> dict[str, str]:
+    return {name: _option_text(value) for name, value in (options or {}).items()}
 
 
 def _auth(token: str) -> tuple[tuple[str, str], ...]:
@@ -125,8 +146,14 @@ class Platform:
         retry: RetryPolicy | None = None,
         credentials: grpc.ChannelCredentials | None = None,
         interceptors: Sequence[grpc.aio.ClientInterceptor] = (),
+        matchmaking_address: str = DEFAULT_MATCHMAKING_ADDRESS,
+        rating_address: str = DEFAULT_RATING_ADDRESS,
+        bots_address: str = DEFAULT_BOTS_ADDRESS,
     ) -> None:
         self.address = address
+        self.matchmaking_address = matchmaking_address
+        self.rating_address = rating_address
+        self.bots_address = bots_address
         self.timeout = timeout
         """Seconds each call may take (per attempt)."""
         self.retry = retry or RetryPolicy()
@@ -136,6 +163,7 @@ class Platform:
         self._closed = False
         self._channel = self._open()
         self._engine, self._players = _stubs(self._channel)
+        self._others: dict[str, grpc.aio.Channel] = {}
 
     @classmethod
     def connect(
@@ -146,28 +174,55 @@ class Platform:
         retry: RetryPolicy | None = None,
         credentials: grpc.ChannelCredentials | None = None,
         interceptors: Sequence[grpc.aio.ClientInterceptor] = (),
+        matchmaking_address: str = DEFAULT_MATCHMAKING_ADDRESS,
+        rating_address: str = DEFAULT_RATING_ADDRESS,
+        bots_address: str = DEFAULT_BOTS_ADDRESS,
     ) -> Platform:
-        """A platform client for ``address`` ("host:port"); TLS when ``credentials`` are given.
-        Enter it with ``async with`` (or call :meth:`wait_ready` and later :meth:`close`)."""
+        """A platform client for the engine at ``address`` ("host:port"), the matchmaker and the
+        rating service at theirs (connected at their first use); TLS when ``credentials`` are
+        given. Enter it with ``async with`` (or call :meth:`wait_ready` and later
+        :meth:`close`)."""
         return cls(
             address,
             timeout=timeout,
             retry=retry,
             credentials=credentials,
             interceptors=interceptors,
+            matchmaking_address=matchmaking_address,
+            rating_address=rating_address,
+            bots_address=bots_address,
         )
 
-    def _open(self) -> grpc.aio.Channel:
+    def _open(self, address: str | None = None) -> grpc.aio.Channel:
+        address = address or self.address
         if self._credentials is not None:
             return grpc.aio.secure_channel(
-                self.address,
+                address,
                 self._credentials,
                 options=CHANNEL_OPTIONS,
                 interceptors=self._interceptors,
             )
         return grpc.aio.insecure_channel(
-            self.address, options=CHANNEL_OPTIONS, interceptors=self._interceptors
+            address, options=CHANNEL_OPTIONS, interceptors=self._interceptors
         )
+
+    def _channel_to(self, address: str) -> grpc.aio.Channel:
+        """The channel to another service (the engine's own when it is the same address)."""
+        if address == self.address:
+            return self._channel
+        if address not in self._others:
+            self._others[address] = self._open(address)
+        return self._others[address]
+
+    @property
+    def _matchmaking(self) -> Any:
+        channel = self._channel_to(self.matchmaking_address)
+        return matchmaking_pb2_grpc.MatchmakingStub(channel)
+
+    @property
+    def _rating(self) -> Any:
+        channel = self._channel_to(self.rating_address)
+        return rating_pb2_grpc.RatingStub(channel)
 
     async def __aenter__(self) -> Platform:
         try:
@@ -184,7 +239,8 @@ class Platform:
         """Wait until the platform answers; UNAVAILABLE :class:`MauMauError` after ``timeout``
         seconds (default: the call timeout)."""
         try:
-            await asyncio.wait_for(self._channel.channel_ready(), timeout or self.timeout)
+            async with asyncio.timeout(timeout or self.timeout):
+                await self._channel.channel_ready()
         except TimeoutError:
             raise MauMauError(
                 grpc.StatusCode.UNAVAILABLE, f"no Mau-Mau platform answers at {self.address}"
@@ -198,10 +254,15 @@ class Platform:
         self._engine, self._players = _stubs(self._channel)
         self._generation += 1
         await old.close()
+        others, self._others = self._others, {}
+        for channel in others.values():
+            await channel.close()
 
     async def close(self) -> None:
         self._closed = True
         await self._channel.close()
+        for channel in self._others.values():
+            await channel.close()
 
     @property
     def closed(self) -> bool:
@@ -236,6 +297,62 @@ class Platform:
             safe=True,
         )
         return str(reply.name)
+
+    # ------------------------------------------------------------------ tips
+
+    async def hints(self, view: View, *, lang: str = "en") -> list[Hint]:
+        """Every legal action of ``view`` ranked by the platform's Bots service, best first,
+        each with its reasons (render them with ``hint.text(lang)``; ``lang`` also asks the
+        service for ready-made text in ``hint.server_text``)."""
+        stub = bots_pb2_grpc.BotsStub(self._channel_to(self.bots_address))
+        reply = await self._call(
+            lambda: stub.Hint(
+                bots_pb2.HintRequest(view=view.pb, lang=lang),
+                timeout=self.timeout,
+                wait_for_ready=True,
+            ),
+            safe=True,
+        )
+        return [Hint.from_pb(ranked) for ranked in reply.actions]
+
+    # ------------------------------------------------------------------ rating
+
+    async def _read(self, method: str, request: Any) -> Any:
+        """A read of the public rating service, repeated after a transient failure."""
+        return await self._call(
+            lambda: getattr(self._rating, method)(
+                request, timeout=self.timeout, wait_for_ready=True
+            ),
+            safe=True,
+        )
+
+    async def leaderboard(
+        self, preset: str = "classic", *, season: str = "", offset: int = 0, limit: int = 10
+    ) -> Leaderboard:
+        """A page of the ranked ladder of ``preset``, best first (season "": this year)."""
+        request = rating_pb2.LeaderboardRequest(
+            preset=preset, season=season, offset=offset, limit=limit
+        )
+        return Leaderboard.from_pb(await self._read("Leaderboard", request))
+
+    async def around(
+        self, player_id: str, preset: str = "classic", *, season: str = "", radius: int = 5
+    ) -> Leaderboard:
+        """The ladder page around a player: ``radius`` places above and below them."""
+        request = rating_pb2.AroundRequest(
+            player_id=player_id, preset=preset, season=season, radius=radius
+        )
+        return Leaderboard.from_pb(await self._read("Around", request))
+
+    async def profile(self, player_id: str, *, recent: int = 10) -> Profile:
+        """A player's profile (or a bot level's, "bot:strong"): XP, level, ratings, matches."""
+        request = rating_pb2.GetProfileRequest(player_id=player_id, recent=recent)
+        return Profile.from_pb(await self._read("GetProfile", request))
+
+    async def history(self, player_id: str, *, offset: int = 0, limit: int = 10) -> History:
+        """A player's finished matches, newest first."""
+        request = rating_pb2.HistoryRequest(player_id=player_id, offset=offset, limit=limit)
+        return History.from_pb(await self._read("History", request))
 
     # ------------------------------------------------------------------ calls
 
@@ -309,11 +426,12 @@ class Player:
     ) -> Seat:
         """Open a match and take a seat at it.
 
-        ``bots`` maps seats to bot levels ("random", "heuristic", "strong"); a list fills seats
-        1, 2, ... in order. ``options`` are the preset's options (values may be numbers or
-        booleans). With ``auto_start`` the match is dealt as soon as every seat is taken, at
-        once if the other seats are all bots. ``nonce`` is this player's contribution to the deal
-        seed (a random one by default), so the server alone cannot choose the cards.
+        ``bots`` maps seats to bot levels ("random", "heuristic", "strong"; ValueError for any
+        other name); a list fills seats 1, 2, ... in order. ``options`` are the preset's options
+        (values may be numbers or booleans). With ``auto_start`` the match is dealt as soon as
+        every seat is taken, at once if the other seats are all bots. ``nonce`` is this player's
+        contribution to the deal seed (a random one by default), so the server alone cannot
+        choose the cards.
 
         >>> seat = await player.create_match("online", 2, bots=["random"])  # doctest: +SKIP
         """
@@ -330,7 +448,7 @@ class Player:
                 options={name: _option_text(value) for name, value in (options or {}).items()},
             ),
             seats=seats,
-            bots=bot_map,
+            bots={seat: wire.bot_level_to_pb(level) for seat, level in bot_map.items()},
             ranked=ranked,
             server_seed=server_seed,
             turn_seconds=turn_seconds,
@@ -405,6 +523,274 @@ class Player:
     def watch(self, match_id: str) -> Spectator:
         """Follow a match as a spectator: no hand, every seat's card count."""
         return Spectator(self.platform, match_id, self.token)
+
+    # ------------------------------------------------------------------ matchmaking
+
+    async def _matchmaking(self, method: str, request: Any, *, safe: bool) -> Any:
+        platform = self.platform
+        return await platform._call(
+            lambda: getattr(platform._matchmaking, method)(
+                request,
+                metadata=_auth(self.token),
+                timeout=platform.timeout,
+                wait_for_ready=safe,
+            ),
+            safe=safe,
+        )
+
+    async def enqueue(
+        self,
+        preset: str = "classic",
+        *,
+        options: Mapping[str, object] | None = None,
+        seat_counts: Sequence[int] = (),
+        preferred_seats: int = 0,
+        ranked: bool = False,
+        party: Sequence[str] = (),
+        allow_bots: bool = True,
+        bots_after_seconds: float = 30.0,
+        max_wait_seconds: float = 0.0,
+    ) -> Ticket:
+        """Queue for a table of ``preset``: ranked tables count for the ladder, casual ones do
+        not. ``party`` names player ids to sit beside you (as the matchmaker allows today; see
+        matchmaking.proto). Follow the ticket with :meth:`Ticket.follow` or :meth:`Ticket.seat`.
+
+        >>> ticket = await player.enqueue("online", ranked=True)  # doctest: +SKIP
+        >>> seat = await ticket.seat()                             # doctest: +SKIP
+        """
+        request = matchmaking_pb2.EnqueueRequest(
+            ruleset=game_pb2.Ruleset(preset=preset, options=_option_map(options)),
+            seat_counts=list(seat_counts),
+            preferred_seats=preferred_seats,
+            ranked=ranked,
+            party=list(party),
+            allow_bots=allow_bots,
+            bots_after_seconds=bots_after_seconds,
+            max_wait_seconds=max_wait_seconds,
+        )
+        reply = await self._matchmaking("Enqueue", request, safe=False)
+        return Ticket(self, TicketState.from_pb(reply))
+
+    async def ticket(self, ticket_id: str = "") -> Ticket:
+        """A ticket of yours now; "" for your live (searching) one."""
+        request = matchmaking_pb2.TicketRequest(ticket_id=ticket_id)
+        reply = await self._matchmaking("GetTicket", request, safe=True)
+        return Ticket(self, TicketState.from_pb(reply))
+
+    async def create_room(
+        self,
+        preset: str = "classic",
+        seats: int = 4,
+        *,
+        options: Mapping[str, object] | None = None,
+        bot_level: str = "",
+        turn_seconds: int = 0,
+    ) -> Room:
+        """Open a private room (you host it, at seat 0); share ``room.state.code``. With a
+        ``bot_level`` ("random", "heuristic", "strong"; ValueError for any other name), bots
+        take the seats still free when you start it."""
+        request = matchmaking_pb2.CreateRoomRequest(
+            ruleset=game_pb2.Ruleset(preset=preset, options=_option_map(options)),
+            seats=seats,
+            bot_level=wire.bot_level_to_pb(bot_level),
+            turn_seconds=turn_seconds,
+        )
+        return Room(
+            self, RoomState.from_pb(await self._matchmaking("CreateRoom", request, safe=False))
+        )
+
+    async def join_room(self, code: str) -> Room:
+        """Take a seat in a room by its code or link (or get your own seat back)."""
+        request = matchmaking_pb2.RoomRequest(code=code)
+        return Room(
+            self, RoomState.from_pb(await self._matchmaking("JoinRoom", request, safe=True))
+        )
+
+    async def room(self, code: str) -> Room:
+        """A room as you see it now."""
+        request = matchmaking_pb2.RoomRequest(code=code)
+        return Room(self, RoomState.from_pb(await self._matchmaking("GetRoom", request, safe=True)))
+
+    async def seat_at(self, match_id: str, seat: int, token: str) -> Seat:
+        """Your seat at a match the matchmaker seated you at, from its seat token."""
+        return Seat(self, await self.match(match_id), seat, token)
+
+    # ------------------------------------------------------------------ rating
+
+    async def profile(self, *, recent: int = 10) -> Profile:
+        return await self.platform.profile(self.player_id, recent=recent)
+
+    async def history(self, *, offset: int = 0, limit: int = 10) -> History:
+        return await self.platform.history(self.player_id, offset=offset, limit=limit)
+
+    async def around(
+        self, preset: str = "classic", *, season: str = "", radius: int = 5
+    ) -> Leaderboard:
+        return await self.platform.around(self.player_id, preset, season=season, radius=radius)
+
+
+class _Following:
+    """A server stream of states that is opened again after a transient failure (each stream
+    starts from the current state, so nothing is lost)."""
+
+    @staticmethod
+    async def states(
+        platform: Platform, open_stream: Callable[[], Any], within: float
+    ) -> AsyncGenerator[Any, None]:
+        failing_since: float | None = None
+        attempt = 0
+        while True:
+            platform._check_open()
+            call = open_stream()
+            try:
+                async for message in call:
+                    failing_since, attempt = None, 0
+                    yield message
+                return
+            except grpc.aio.AioRpcError as error:
+                if error.code() not in RESUMABLE:
+                    raise MauMauError.from_rpc(error) from error
+                now = time.monotonic()
+                failing_since = failing_since or now
+                if now - failing_since > within:
+                    raise MauMauError.from_rpc(error) from error
+            finally:
+                call.cancel()
+            await asyncio.sleep(platform.retry.delay(attempt))
+            attempt += 1
+
+
+class Ticket:
+    """A matchmaking ticket of yours: ``state`` is the latest :class:`TicketState` seen."""
+
+    def __init__(self, player: Player, state: TicketState) -> None:
+        self.player = player
+        self.state = state
+
+    def __repr__(self) -> str:
+        return f"Ticket({self.state.ticket_id!r}, {self.state.state!r})"
+
+    @property
+    def ticket_id(self) -> str:
+        return self.state.ticket_id
+
+    async def refresh(self) -> TicketState:
+        request = matchmaking_pb2.TicketRequest(ticket_id=self.ticket_id)
+        self.state = TicketState.from_pb(
+            await self.player._matchmaking("GetTicket", request, safe=True)
+        )
+        return self.state
+
+    async def cancel(self) -> TicketState:
+        """Take the ticket out of the queue (FAILED_PRECONDITION once it is seated)."""
+        request = matchmaking_pb2.TicketRequest(ticket_id=self.ticket_id)
+        self.state = TicketState.from_pb(
+            await self.player._matchmaking("CancelTicket", request, safe=True)
+        )
+        return self.state
+
+    async def follow(self) -> AsyncIterator[TicketState]:
+        """The ticket's state now, then every change, until it is seated, cancelled or expired."""
+        platform, player = self.player.platform, self.player
+        request = matchmaking_pb2.TicketRequest(ticket_id=self.ticket_id)
+        stream = _Following.states(
+            platform,
+            lambda: platform._matchmaking.FollowTicket(
+                request, metadata=_auth(player.token), wait_for_ready=True
+            ),
+            platform.retry.resume_within,
+        )
+        async for message in stream:
+            self.state = TicketState.from_pb(message)
+            yield self.state
+            if self.state.final:
+                return
+
+    async def wait(self) -> TicketState:
+        """The ticket's final state: seated, cancelled or expired."""
+        async for _state in self.follow():
+            pass
+        return self.state
+
+    async def seat(self) -> Seat:
+        """Wait until the ticket is seated and return your seat (a :class:`MauMauError` with
+        status ABORTED says it was cancelled or expired instead)."""
+        state = self.state if self.state.final else await self.wait()
+        if state.state != "seated":
+            raise MauMauError(
+                grpc.StatusCode.ABORTED, f"ticket {state.ticket_id} {state.state}: {state.reason}"
+            )
+        return await self.player.seat_at(state.match_id, state.seat, state.seat_token)
+
+
+class Room:
+    """A private room you sit in: ``state`` is the latest :class:`RoomState` seen."""
+
+    def __init__(self, player: Player, state: RoomState) -> None:
+        self.player = player
+        self.state = state
+
+    def __repr__(self) -> str:
+        return f"Room({self.state.code!r}, {self.state.status!r})"
+
+    @property
+    def code(self) -> str:
+        return self.state.code
+
+    async def refresh(self) -> RoomState:
+        request = matchmaking_pb2.RoomRequest(code=self.code)
+        self.state = RoomState.from_pb(
+            await self.player._matchmaking("GetRoom", request, safe=True)
+        )
+        return self.state
+
+    async def start(self) -> RoomState:
+        """Start the first match (host only): bots of the room's level fill free seats."""
+        request = matchmaking_pb2.RoomRequest(code=self.code)
+        self.state = RoomState.from_pb(
+            await self.player._matchmaking("StartRoom", request, safe=False)
+        )
+        return self.state
+
+    async def follow(self) -> AsyncIterator[RoomState]:
+        """The room now, then after every change, until you stop iterating."""
+        platform, player = self.player.platform, self.player
+        request = matchmaking_pb2.RoomRequest(code=self.code)
+        stream = _Following.states(
+            platform,
+            lambda: platform._matchmaking.FollowRoom(
+                request, metadata=_auth(player.token), wait_for_ready=True
+            ),
+            platform.retry.resume_within,
+        )
+        try:
+            async for message in stream:
+                self.state = RoomState.from_pb(message)
+                yield self.state
+        finally:
+            await stream.aclose()
+
+    async def next_match(self, after: str | None = None) -> Seat:
+        """Your seat at the room's next match: the first one whose id is not ``after`` (default:
+        the match on now, or the first match when none has started)."""
+        after = self.state.match_id if after is None else after
+        states = self.follow()
+        try:
+            async for state in states:
+                if state.match_id and state.match_id != after and state.seat_token:
+                    return await self.player.seat_at(
+                        state.match_id, state.your_seat, state.seat_token
+                    )
+        finally:
+            await states.aclose()  # type: ignore[attr-defined]
+        raise MauMauError(grpc.StatusCode.UNAVAILABLE, f"room {self.code} stopped answering")
+
+    async def seat(self) -> Seat:
+        """Your seat at the room's current match (waiting for the first one to start)."""
+        if self.state.match_id and self.state.seat_token:
+            state = self.state
+            return await self.player.seat_at(state.match_id, state.your_seat, state.seat_token)
+        return await self.next_match(after="")
 
 
 class _Table:
@@ -576,7 +962,10 @@ class Seat(_Table):
                     await asyncio.sleep(poll_seconds)
                     continue
                 try:
-                    await asyncio.wait_for(news.get(), poll_seconds)
+                    # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a
+                    # cancellation that meets its timeout, and this loop would run on.
+                    async with asyncio.timeout(poll_seconds):
+                        await news.get()
                 except TimeoutError:
                     continue
                 while not news.empty():

@@ -32,7 +32,8 @@ def read_result(entry: StreamEntry) -> game_pb2.MatchResult:
     if data is None:
         raise BadEntry(f"entry {entry.id.decode()} has no result field")
     try:
-        result = game_pb2.MatchResult.FromString(data)
+        result = game_pb2.MatchResult()
+        result.ParseFromString(data)
     except DecodeError as error:
         raise BadEntry(f"entry {entry.id.decode()} is not a MatchResult: {error}") from None
     if not result.match_id:

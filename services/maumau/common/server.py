@@ -19,8 +19,9 @@ from wsgiref.simple_server import WSGIServer
 
 import grpc
 import prometheus_client
+from google.protobuf import descriptor_pb2, descriptor_pool
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
 from maumau.common import errors
 from maumau.common.config import ServiceConfig
@@ -137,10 +138,56 @@ def create_server(
     port = server.add_insecure_port(f"{host}:{config.port}")
     built = ServiceServer(server, port, config, tuple(services), probe)
     health_pb2_grpc.add_HealthServicer_to_server(built.health, server)
-    reflection.enable_server_reflection(
-        (*services, health.SERVICE_NAME, reflection.SERVICE_NAME), server
-    )
+    enable_reflection((*services, health.SERVICE_NAME), server)
     return built
+
+
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+"""The reflection service's current name; grpcio-reflection serves only ``v1alpha``, whose
+messages are the same on the wire, so one servicer answers both (current grpcurl asks for v1
+first, older tools for v1alpha)."""
+
+
+def enable_reflection(service_names: tuple[str, ...], server: grpc.aio.Server) -> None:
+    """Serve reflection as ``grpc.reflection.v1`` and ``v1alpha`` for ``service_names``."""
+    names = (*service_names, reflection.SERVICE_NAME, REFLECTION_V1)
+    _register_reflection_v1_descriptor()
+    servicer = reflection.aio.ReflectionServicer(names)
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
+    handler = grpc.method_handlers_generic_handler(
+        REFLECTION_V1,
+        {
+            "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
+                servicer.ServerReflectionInfo,
+                request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+                response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+            )
+        },
+    )
+    server.add_generic_rpc_handlers((handler,))
+
+
+def _register_reflection_v1_descriptor() -> None:
+    """Add ``grpc/reflection/v1/reflection.proto`` to the default descriptor pool (the v1alpha
+    file with its package renamed), so reflection can describe the v1 service too."""
+    pool = descriptor_pool.Default()
+    with contextlib.suppress(KeyError):
+        pool.FindFileByName("grpc/reflection/v1/reflection.proto")
+        return
+    file = descriptor_pb2.FileDescriptorProto()
+    reflection_pb2.DESCRIPTOR.CopyToProto(file)
+    old, new = f".{file.package}.", ".grpc.reflection.v1."
+    file.name, file.package = "grpc/reflection/v1/reflection.proto", "grpc.reflection.v1"
+    file.ClearField("options")
+    for message in file.message_type:
+        for field in message.field:
+            if field.HasField("type_name"):
+                field.type_name = field.type_name.replace(old, new)
+    for service in file.service:
+        for method in service.method:
+            method.input_type = method.input_type.replace(old, new)
+            method.output_type = method.output_type.replace(old, new)
+    pool.AddSerializedFile(file.SerializeToString())
 
 
 def start_metrics_server(port: int, host: str) -> WSGIServer:

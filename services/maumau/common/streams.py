@@ -1,16 +1,19 @@
 """Reading a Redis stream with a consumer group, each entry handled by one replica at least once.
 
 One way for every service that follows another's stream (the rating service and the
-matchmakers' rooms both read ``MatchResult`` from the engine's results stream). A service
-subclasses :class:`StreamConsumer`, writes ``handle()`` and runs ``run()`` as a background worker
-(see ``maumau.common.lifecycle``):
+matchmakers' rooms both read ``MatchResult`` from the results stream). A service subclasses
+:class:`StreamConsumer`, writes ``handle()``, and lists ``run`` among its background workers
+(see ``maumau.common.lifecycle``); its settings class has a field per :class:`ConsumerSettings`
+value it lets operators change:
 
     class Follower(StreamConsumer):
         async def handle(self, entries: Sequence[StreamEntry]) -> None:
             for entry in entries:
+                result = read_result(entry)  # maumau.common.results
                 ...  # idempotent: an entry can come again
 
-    Follower(client, stream_of(game_pb2.MatchResult), "my-group", settings.stream)
+    follower = Follower(client, RESULTS_STREAM, "tournaments", ConsumerSettings(batch=50))
+    super().__init__(server, {"results": follower.run})
 
 What run() guarantees:
 
@@ -38,7 +41,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import prometheus_client
 import redis.asyncio as redis
@@ -54,6 +57,19 @@ RECLAIMED = prometheus_client.Counter(
     "Pending entries claimed from a consumer that went silent.",
     ["stream", "group"],
 )
+PENDING = prometheus_client.Gauge(
+    "stream_group_pending_entries",
+    "Entries the group has not handled yet: delivered but unacknowledged, plus undelivered "
+    "(counted up to LAG_COUNT_LIMIT). Every replica of the group reports the same.",
+    ["stream", "group"],
+)
+OLDEST_PENDING_AGE = prometheus_client.Gauge(
+    "stream_group_oldest_pending_age_seconds",
+    "Age of the oldest entry the group has not handled yet (0 when none waits).",
+    ["stream", "group"],
+)
+LAG_COUNT_LIMIT = 10_000
+LAG_INTERVAL_SECONDS = 5.0
 HANDLER_FAILURES = prometheus_client.Counter(
     "stream_handler_failures_total",
     "Batches whose handling failed; they stay pending and are handled again.",
@@ -67,7 +83,7 @@ def stream_of(message: type[Message]) -> str:
     >>> stream_of(game_pb2.MatchResult)
     'engine:results'
     """
-    name: str = message.DESCRIPTOR.GetOptions().Extensions[game_pb2.redis_stream]
+    name: str = message.DESCRIPTOR.GetOptions().Extensions[game_pb2.redis_stream]  # type: ignore[index]
     if not name:
         raise ValueError(f"{message.DESCRIPTOR.full_name} names no redis_stream in its proto")
     return name
@@ -146,6 +162,7 @@ class StreamConsumer(ABC):
         if stopping is not None:
             self._stopping = stopping
         ready, own_pending, next_claim, failures = False, True, 0.0, 0
+        next_lag = 0.0
         while not self._stopping.is_set():
             try:
                 if not ready:  # again after a failure: the stream may have been deleted
@@ -153,6 +170,9 @@ class StreamConsumer(ABC):
                     ready = True
                 if own_pending:
                     own_pending = await self.consume_own_pending() > 0
+                elif time.monotonic() >= next_lag:
+                    next_lag = time.monotonic() + LAG_INTERVAL_SECONDS
+                    await self.measure_lag()
                 elif time.monotonic() >= next_claim:
                     next_claim = time.monotonic() + self.claim_idle_seconds / 2
                     await self.reclaim()
@@ -172,6 +192,23 @@ class StreamConsumer(ABC):
     async def stop(self) -> None:
         """Ask run() to end after the batch in hand (its read waits at most block_seconds)."""
         self._stopping.set()
+
+    async def measure_lag(self) -> None:
+        """Set the lag gauges from the group's pending list and its undelivered entries."""
+        groups = await self.redis.xinfo_groups(self.stream)
+        group = next((g for g in groups if g["name"] == self.group.encode()), None)
+        if group is None:
+            return
+        last = group["last-delivered-id"].decode()
+        undelivered = await self.redis.xrange(self.stream, min=f"({last}", count=LAG_COUNT_LIMIT)
+        oldest: bytes | None = None
+        if group["pending"]:
+            oldest = (await self.redis.xpending(self.stream, self.group))["min"]
+        elif undelivered:
+            oldest = cast(bytes, undelivered[0][0])
+        PENDING.labels(self.stream, self.group).set(group["pending"] + len(undelivered or ()))
+        age = 0.0 if oldest is None else time.time() - int(oldest.split(b"-")[0]) / 1000
+        OLDEST_PENDING_AGE.labels(self.stream, self.group).set(max(0.0, age))
 
     async def consume_new(self) -> int:
         """Read and handle one batch of new entries (waiting up to block_seconds for them)."""

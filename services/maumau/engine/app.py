@@ -14,7 +14,7 @@ from maumau.common.lifecycle import Service, pause
 from maumau.common.players import PlayerDirectory
 from maumau.common.redis_server import reconnecting
 from maumau.common.server import create_server
-from maumau.engine.matches import MATCHES_ACTIVE, EngineSettings, Matches
+from maumau.engine.matches import DEADLINE_OVERDUE, MATCHES_ACTIVE, EngineSettings, Matches
 from maumau.engine.players import PlayersService
 from maumau.engine.service import EngineService
 from maumau.engine.settings import Settings
@@ -73,6 +73,8 @@ class EngineApp(Service):
                         log.exception("deadline of match %s failed; it comes due again", match_id)
                 if time.monotonic() >= next_gauge:
                     MATCHES_ACTIVE.set(await store.count_active())
+                    earliest = await store.earliest_deadline()
+                    DEADLINE_OVERDUE.set(0 if earliest is None else max(0, time.time() - earliest))
                     next_gauge = time.monotonic() + 5
             except (redis.ConnectionError, redis.TimeoutError) as error:
                 log.warning("deadlines paused: Redis unreachable (%s)", error)

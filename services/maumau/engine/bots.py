@@ -20,7 +20,7 @@ import prometheus_client
 from maumau.policies import decide
 from maumau.rules import Action, BadInput, View
 from maumau.v1 import bots_pb2, bots_pb2_grpc
-from maumau.wire import action_from_pb, view_to_pb
+from maumau.wire import action_from_pb, bot_level_to_pb, view_to_pb
 
 log = logging.getLogger(__name__)
 
@@ -60,10 +60,15 @@ class BotPlayers:
     ) -> Action:
         channel = self._channels.get(address)
         if channel is None:
-            channel = self._channels[address] = grpc.aio.insecure_channel(address)
+            # round_robin: a dns:/// target of a headless Service spreads calls over every pod.
+            channel = self._channels[address] = grpc.aio.insecure_channel(
+                address, options=[("grpc.lb_policy_name", "round_robin")]
+            )
         reply = await bots_pb2_grpc.BotsStub(channel).Decide(
             bots_pb2.DecideRequest(
-                view=view_to_pb(view, match_id, version), level=level, budget_ms=self.budget_ms
+                view=view_to_pb(view, match_id, version),
+                level=bot_level_to_pb(level),
+                budget_ms=self.budget_ms,
             ),
             timeout=self.timeout,
         )

@@ -19,7 +19,7 @@ BOTS = SERVICE_PORTS["bots"]
 
 
 def _level_address(level: str) -> str | None:
-    return Field(  # type: ignore[no-any-return]
+    return Field(
         None,
         validation_alias=f"MAUMAU_BOTS_ADDRESS_{level.upper()}",
         description=f"a Bots service for the {level} level only (unset: `MAUMAU_BOTS_ADDRESS`)",

@@ -29,10 +29,9 @@ from maumau.matchmaking.queue import (
 from maumau.matchmaking.rooms import RoomRecord, Rooms, link, normalize_code, web_path
 from maumau.matchmaking.settings import Settings
 from maumau.matchmaking.worker import TICKETS_ENDED
-from maumau.rules import Match, Ruleset
+from maumau.rules import Ruleset
 from maumau.rules.errors import BadInput
 from maumau.v1 import matchmaking_pb2, matchmaking_pb2_grpc
-from maumau.wire import BOT_LEVELS
 
 Context = grpc.aio.ServicerContext[Any, Any]
 MIN_SEATS, MAX_SEATS = 2, 8
@@ -53,7 +52,7 @@ def playable_sizes(ruleset_text: str) -> frozenset[int]:
     sizes = set()
     for seats in range(MIN_SEATS, MAX_SEATS + 1):
         with contextlib.suppress(BadInput):
-            Match.new(ruleset, seats, "validate")
+            ruleset.check_seats(seats)
             sizes.add(seats)
     return frozenset(sizes)
 
@@ -225,12 +224,14 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
                 f"{ruleset.text} is not played at {request.seats} seats; "
                 f"it is at {sorted(playable_sizes(ruleset.text))}"
             )
-        if request.bot_level and request.bot_level not in BOT_LEVELS:
-            raise invalid(f"bot level {request.bot_level!r}: choose one of {', '.join(BOT_LEVELS)}")
+        try:
+            bot_level = wire.bot_level_from_pb(request.bot_level)
+        except ValueError as error:
+            raise invalid(str(error)) from None
         if not 0 <= request.turn_seconds <= 3600:
             raise invalid("turn_seconds must be from 0 (no timer) to 3600")
         room = await self.rooms.create(
-            player, ruleset.text, request.seats, request.bot_level, request.turn_seconds
+            player, ruleset.text, request.seats, bot_level, request.turn_seconds
         )
         return await self._room_pb(room, player)
 
@@ -280,14 +281,14 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
             ruleset=wire.ruleset_to_pb(Ruleset.parse(room.ruleset)),
             ruleset_text=room.ruleset,
             seats=room.seats,
-            bot_level=room.bot_level,
+            bot_level=wire.bot_level_to_pb(room.bot_level),
             host_player_id=room.host,
             status=room.status,
             seat_list=[
                 matchmaking_pb2.RoomSeat(
                     seat=s,
                     player_id=room.players[s],
-                    bot_level=room.bots[s],
+                    bot_level=wire.bot_level_to_pb(room.bots[s]),
                     wins=room.wins[s],
                     name=names[s],
                 )

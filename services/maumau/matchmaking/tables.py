@@ -61,7 +61,7 @@ class Tables:
             engine_pb2.CreateMatchRequest(
                 ruleset=wire.ruleset_to_pb(Ruleset.parse(plan.ruleset)),
                 seats=plan.seats,
-                bots=dict(plan.bots),
+                bots={seat: wire.bot_level_to_pb(level) for seat, level in plan.bots.items()},
                 ranked=plan.ranked,
                 server_seed=server_seed,
                 turn_seconds=plan.turn_seconds,

@@ -35,17 +35,24 @@ from maumau.rules import (
     card_points,
 )
 from maumau.rules.determinize import determinize, unseen_cards
+from maumau.rules.reasons import Reason, render_all
 
 LEVELS = ("random", "heuristic", "strong")
 
 
 @dataclass(frozen=True)
 class Ranked:
-    """A legal action with a score (higher is better) and a one-line reason for a player."""
+    """A legal action with a score (higher is better) and its reasons, most important first,
+    as codes a client renders in its own language (:mod:`maumau.rules.reasons`)."""
 
     action: Action
     score: float
-    reason: str
+    reasons: tuple[Reason, ...] = ()
+
+    @property
+    def reason(self) -> str:
+        """The reasons in English, one line."""
+        return render_all(self.reasons)
 
 
 def decide(
@@ -103,54 +110,82 @@ class _Context:
         view = self.view
         match action:
             case Catch(seat):
-                return Ranked(action, 100, f"catch seat {seat}: it owes a call")
+                return Ranked(action, 100, (Reason.of("catch_owed", seat=seat),))
             case Call():
-                return Ranked(action, 95, "press 'last' at once, before anyone else does")
+                return Ranked(action, 95, (Reason.of("press_last"),))
             case NameSuit(suit):
-                return Ranked(action, 50 + self.suit_counts[suit], f"you hold most {suit}")
+                count = self.suit_counts[suit]
+                return Ranked(action, 50 + count, (Reason.of("name_suit", suit=suit, count=count),))
             case Pass():
-                return Ranked(action, 1, "keep the drawn card")
+                return Ranked(action, 1, (Reason.of("keep_drawn"),))
             case Play():
                 return self._score_play(action)
         if action == CHALLENGE:
             bluffer = (view.turn - view.direction) % self.seats
-            likely = view.hand_sizes[bluffer] >= 6
-            reason = "a long hand makes a bluff likely" if likely else "a W+4 is usually honest"
-            return Ranked(action, 20 if likely else 0, f"challenge: {reason}")
+            cards = view.hand_sizes[bluffer]
+            likely = cards >= 6
+            code = "challenge_likely" if likely else "challenge_honest"
+            return Ranked(
+                action, 20 if likely else 0, (Reason.of(code, seat=bluffer, cards=cards),)
+            )
         if action == ACCEPT:
-            return Ranked(action, 5, "nothing answers it: take the cards or sit out")
+            if view.pending == "skip":
+                return Ranked(action, 5, (Reason.of("accept_skip"),))
+            return Ranked(action, 5, (Reason.of("accept_penalty", count=view.pending_count),))
         if action == DRAW:
-            playable = any(type(a) is Play for a in view.legal)
-            return Ranked(action, -10 if playable else 10, "no card fits: draw")
-        return Ranked(action, 0, "")
+            fitting = {a.card for a in view.legal if type(a) is Play}
+            if fitting:
+                return Ranked(action, -10, (Reason.of("draw_instead", count=len(fitting)),))
+            return Ranked(action, 10, (Reason.of("draw_nothing_fits"),))
+        return Ranked(action, 0)
+
+    def _best_suit(self) -> tuple[str, int]:
+        """The suit held most of (the first in deck order on a tie) and how many."""
+        best = max(self.ruleset.suits, key=lambda suit: self.suit_counts[suit])
+        return best, self.suit_counts[best]
 
     def _score_play(self, play: Play) -> Ranked:
         view, rules = self.view, self.ruleset
         card = play.card
-        score, reasons = 30.0, []
+        score, reasons = 30.0, list[Reason]()
         if play.call is not None:
             score += 40
-            reasons.append(f"with the '{play.call}' call")
+            reasons.append(Reason.of("with_call", call=play.call))
         elif self._call_due(play):
             score -= 40
         left = len(view.hand) - 1
         if left == 0:
-            return Ranked(play, 1000, "your last card: go out")
+            return Ranked(play, 1000, (Reason.of("last_card"),))
         wild = card.rank in rules.wish_ranks
         if view.pending and card.rank in (rules.draw_rank, rules.skip_rank):
             score += 60
-            reasons.append("pass the penalty on instead of taking it")
+            reasons.append(Reason.of("pass_penalty_on", rank=card.rank))
+        best, best_count = self._best_suit()
         if wild:
             score -= 25 - (8 if left <= 1 else 0)
-            reasons.append("a Jack or wild is your way out: spend it only when stuck")
+            reasons.append(Reason.of("keep_wild", rank=card.rank))
             if play.suit is not None:
-                score += self.suit_counts[play.suit] * 3
-                reasons.append(f"wish {play.suit}, your longest suit")
-        if card.rank == rules.skip_rank or card.rank == rules.reverse_rank:
+                count = self.suit_counts[play.suit]
+                score += count * 3
+                if count == best_count:
+                    reasons.append(Reason.of("wish_most", suit=play.suit, count=count))
+                else:
+                    reasons.append(
+                        Reason.of(
+                            "wish_other", suit=play.suit, count=count, best=best,
+                            best_count=best_count,
+                        )
+                    )  # fmt: skip
+        stops = card.rank == rules.skip_rank or (
+            card.rank == rules.reverse_rank and sum(view.in_round) == 2
+        )
+        if stops:
             threat = self.next_size <= 2 and not self._partner(self.next_seat)
             score += 20 if threat else 2
             if threat:
-                reasons.append(f"stop seat {self.next_seat}, who is about to go out")
+                reasons.append(Reason.of("stop_seat", seat=self.next_seat, cards=self.next_size))
+        elif card.rank == rules.reverse_rank:
+            score += 2
         if card.rank == rules.draw_rank and not view.pending:
             aimed = not self._partner(self.next_seat)
             score += (12 if self.next_size <= 3 else 4) if aimed else -15
@@ -160,14 +195,23 @@ class _Context:
             )
             if keep:
                 score -= 6
-                reasons.append("keep one 7 to answer a 7 with")
+                reasons.append(Reason.of("keep_draw_card", rank=card.rank))
         if card.rank == rules.draw_four:
             score -= 10
         if not wild:
-            score += self.suit_counts[card.suit] * 2
-            reasons.append(f"play from your longest suit ({card.suit})")
+            count = self.suit_counts[card.suit]
+            score += count * 2
+            if count == best_count:
+                reasons.append(Reason.of("longest_suit", suit=card.suit, count=count))
+            else:
+                reasons.append(
+                    Reason.of(
+                        "shorter_suit", suit=card.suit, count=count, best=best,
+                        best_count=best_count,
+                    )
+                )  # fmt: skip
         score += _points(card, rules) / 10
-        return Ranked(play, score, "; ".join(reasons) or "it fits")
+        return Ranked(play, score, tuple(reasons) or (Reason.of("fits"),))
 
     def _call_due(self, play: Play) -> bool:
         return any(

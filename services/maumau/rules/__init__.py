@@ -1,5 +1,11 @@
 """The rules core: every Mau-Mau rule system as pure, deterministic Python with no I/O.
 
+:class:`Match` is the public face; behind it one module per concern: ``legal`` (checking and
+listing actions), ``turns`` (applying them, dealing and scoring rounds), ``calls`` (calls and
+catches), ``scoring``, ``observer`` (what one seat sees), ``codec`` (bytes), ``state`` (every
+field declared once) and ``variants`` (what each preset changes, behind a few hooks). Values:
+``cards``, ``actions``, ``events``, ``kinds`` (the enumerations), ``ruleset``, ``errors``.
+
 >>> from maumau.rules import Match, Ruleset
 >>> match = Match.new(Ruleset.create("classic"), seats=4, seed=7)
 >>> len(match.view(0).hand)
@@ -35,8 +41,26 @@ from .errors import (
     translate,
 )
 from .events import Event, redact
-from .match import LegalActions, Match, Outcome, View, card_points
+from .kinds import (
+    AcePower,
+    AfterDraw,
+    Calls,
+    DrawWhen,
+    Finish,
+    JackRule,
+    Outcome,
+    Pending,
+    Phase,
+    Reason,
+    Scoring,
+    Starter,
+)
+from .legal import LegalActions
+from .match import Match
+from .observer import View
 from .ruleset import PRESETS, Ruleset
+from .scoring import card_points
+from .variants import VARIANTS, Variant, find_variant
 
 __all__ = [
     "ACCEPT",
@@ -46,31 +70,45 @@ __all__ = [
     "DRAW",
     "PASS",
     "PRESETS",
+    "VARIANTS",
     "Accept",
+    "AcePower",
     "Action",
+    "AfterDraw",
     "BadCardText",
     "BadInput",
     "BadRuleset",
     "BadSetup",
     "BadSuit",
     "Call",
+    "Calls",
     "Card",
     "Catch",
     "Challenge",
     "Draw",
+    "DrawWhen",
     "Event",
+    "Finish",
     "IllegalAction",
+    "JackRule",
     "LegalActions",
     "Match",
     "NameSuit",
     "Outcome",
     "Pass",
+    "Pending",
+    "Phase",
     "Play",
+    "Reason",
     "RulesError",
     "Ruleset",
+    "Scoring",
+    "Starter",
+    "Variant",
     "View",
     "card_points",
     "colour_deck",
+    "find_variant",
     "format_cards",
     "french_deck",
     "parse_action",

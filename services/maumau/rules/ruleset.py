@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Final
 
-from .cards import COLOURS, FRENCH_SUITS
+from .cards import COLOURS, DECKS, FRENCH_SUITS, Card
 from .errors import BadRuleset
+from .kinds import AcePower, AfterDraw, Calls, DrawWhen, JackRule, Scoring, Starter
+from .variants import Variant, find_variant
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,34 +46,51 @@ class Ruleset:
     again_may_finish: bool = True
     reverse_rank: str | None = None
     wish_ranks: tuple[str, ...] = ("J",)
-    jack_rule: str = "free"
-    """'free': a Jack goes on anything; 'not_on_jack': never on a Jack; 'no_wish_on_wish':
-    after a wish no Jack may wish again, but a Jack of the wished suit goes as a plain card."""
+    """The ranks that name a suit when played (Jacks, or the colour game's wilds)."""
     draw_four: str | None = None
     """The wild draw-4 card, open to a challenge."""
-    ace_power: str = "none"
-    """Classic variant: 'draw' (every other seat draws 1) or 'skip' (every other seat sits out)."""
-    draw_when: str = "stuck"
-    """'stuck': draw only when no card fits; 'any': a seat may always draw."""
-    after_draw: str = "play_drawn"
-    """'play_drawn': a fitting drawn card may be played at once, or the seat passes;
-    'end_turn': drawing ends the turn."""
-    starter: str = "none"
-    """'dealer_wish': a Jack starter lets the dealer name the suit; 'starting_seat': the starter
-    works for the starting seat (a Jack lets it name the suit, a 7 or 8 it may take up or ignore);
-    'wild_colour': a wild starter lets the starting seat name the colour; 'none': no effect."""
-    calls: str = "none"
-    """'mau' (classic), 'ostfriesland', 'last' (the colour button) or 'none' (automatic)."""
+    ace_power: AcePower = AcePower.NONE
+    """Classic variant: every other seat draws one card, or sits out (see :class:`AcePower`)."""
     call_penalty: int = 2
-    scoring: str = "points"
-    """'points' (penalty points, lowest wins), 'wins' (rounds won), 'ostfriesland' (points with
-    the Mau-Mau doubling), 'collect' (the winner's side collects the others' card points)."""
     target: int = 100
     """The total that ends the match; 0 plays a casual single round without scoring."""
     rounds: int = 0
     """A fixed number of rounds per match (East-Frisian tables); 0 when ``target`` decides."""
     teams: bool = False
     """Four seats in two teams, 0+2 and 1+3 (colour)."""
+    variant: Variant = field(init=False, repr=False, compare=False)
+    """The preset's behaviour bound to these options, chosen once here so play never compares
+    preset names."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "variant", find_variant(self.preset)(self))
+
+    # The mechanics a preset fixes (no option changes them) are its variant's class metadata,
+    # read through here, so they are written in one place.
+
+    @property
+    def jack_rule(self) -> JackRule:
+        return self.variant.jack_rule
+
+    @property
+    def starter(self) -> Starter:
+        return self.variant.starter
+
+    @property
+    def calls(self) -> Calls:
+        return self.variant.calls
+
+    @property
+    def scoring(self) -> Scoring:
+        return self.variant.scoring
+
+    @property
+    def draw_when(self) -> DrawWhen:
+        return self.variant.draw_when
+
+    @property
+    def after_draw(self) -> AfterDraw:
+        return self.variant.after_draw
 
     @property
     def suits(self) -> tuple[str, ...]:
@@ -89,6 +108,29 @@ class Ruleset:
             return self.decks
         return 2 if seats >= 7 else 1
 
+    def deck_for(self, seats: int) -> list[Card]:
+        """Every card a table of ``seats`` plays with, copies included, in a fixed order."""
+        return DECKS[self.deck]() * self.decks_for(seats)
+
+    def check_seats(self, seats: int) -> None:
+        """Raise :class:`BadRuleset` (code ``bad_option``) unless ``seats`` can play this ruleset:
+        the preset's seat range, four seats for teams, and the hands fitting the deck."""
+        if not self.min_seats <= seats <= self.max_seats:
+            raise BadRuleset(
+                "bad_option",
+                name="seats",
+                reason=f"{self.preset} is for {self.min_seats} to {self.max_seats} seats",
+            )
+        if self.teams and seats != 4:
+            raise BadRuleset("bad_option", name="teams", reason="teams need exactly 4 seats")
+        deck_size = len(DECKS[self.deck]()) * self.decks_for(seats)
+        if seats * self.hand_size >= deck_size:
+            raise BadRuleset(
+                "bad_option",
+                name="hand_size",
+                reason=f"{seats} hands of {self.hand_size} do not fit a deck of {deck_size}",
+            )
+
     @staticmethod
     def create(preset: str, options: Mapping[str, object] | None = None) -> Ruleset:
         """The preset with ``options`` applied; unknown names and values out of range are errors."""
@@ -96,7 +138,7 @@ class Ruleset:
         if base is None:
             raise BadRuleset("unknown_preset", name=preset, allowed=tuple(PRESETS))
         options = dict(options or {})
-        allowed = PRESET_OPTIONS[preset]
+        allowed = find_variant(preset).options
         changes: dict[str, object] = {}
         for name, value in sorted(options.items()):
             if name not in allowed:
@@ -139,7 +181,7 @@ def parse_option_value(text: str) -> object:
 
 _CHOICES: Final[dict[str, tuple[str, ...]]] = {
     "deck": ("french52", "skat32"),
-    "ace_power": ("none", "draw", "skip"),
+    "ace_power": tuple(AcePower),
 }
 _RANGES: Final[dict[str, tuple[int, int]]] = {
     "hand_size": (3, 10),
@@ -159,7 +201,7 @@ def _check_option(name: str, value: object) -> dict[str, object]:
             raise BadRuleset(
                 "bad_option", name=name, reason=f"choose one of {', '.join(_CHOICES[name])}"
             )
-        return {name: value}
+        return {name: AcePower(value) if name == "ace_power" else value}
     if name in _FLAGS:
         if not isinstance(value, bool):
             raise BadRuleset("bad_option", name=name, reason="must be true or false")
@@ -186,13 +228,7 @@ CLASSIC: Final = Ruleset(
     draw_rank="7",
     skip_rank="8",
     wish_ranks=("J",),
-    jack_rule="free",
-    draw_when="stuck",
-    after_draw="play_drawn",
-    starter="dealer_wish",
-    calls="mau",
     call_penalty=2,
-    scoring="points",
     target=100,
 )
 """Family rules (rule text 000). Readings chosen where the text is silent:
@@ -213,12 +249,6 @@ ONLINE: Final = Ruleset(
     draw_rank="7",
     skip_rank="8",
     wish_ranks=("J",),
-    jack_rule="not_on_jack",
-    draw_when="any",
-    after_draw="play_drawn",
-    starter="none",
-    calls="none",
-    scoring="wins",
     target=1,
 )
 """The online room game (rule text 001): calls are automatic, the starter has no effect (a Jack
@@ -238,13 +268,7 @@ OSTFRIESLAND: Final = Ruleset(
     again_rank="9",
     again_may_finish=False,
     wish_ranks=("J",),
-    jack_rule="no_wish_on_wish",
-    draw_when="stuck",
-    after_draw="end_turn",
-    starter="starting_seat",
-    calls="ostfriesland",
     call_penalty=1,
-    scoring="ostfriesland",
     target=0,
     rounds=5,
 )
@@ -269,12 +293,7 @@ COLOUR: Final = Ruleset(
     reverse_rank="rev",
     wish_ranks=("W", "W+4"),
     draw_four="W+4",
-    draw_when="any",
-    after_draw="play_drawn",
-    starter="wild_colour",
-    calls="last",
     call_penalty=2,
-    scoring="collect",
     target=100,
 )
 """The UNO-like colour game (rule text 003). Readings chosen: a W+4 is legal only when no other card
@@ -286,10 +305,3 @@ one card left at any time, or with two on one's own turn, and is caught until it
 winner's side collects the card points of the other side's hands."""
 
 PRESETS: Final[dict[str, Ruleset]] = {r.preset: r for r in (CLASSIC, ONLINE, OSTFRIESLAND, COLOUR)}
-
-PRESET_OPTIONS: Final[dict[str, tuple[str, ...]]] = {
-    "classic": ("deck", "decks", "hand_size", "target", "ace_power", "seven_chain_limit", "sevens"),
-    "online": ("wins",),
-    "ostfriesland": ("rounds",),
-    "colour": ("target", "teams"),
-}

@@ -1,0 +1,201 @@
+"""The gRPC services behind the gateway, and their refusals as JSON in the page's language.
+
+Every rule, refusal and hint comes from the services: a refused move carries the rules core's
+error code and parameters (``maumau-error-code``, ``maumau-error-params``), which
+:func:`maumau.rules.errors.translate` renders in English or German; other refusals keep the
+service's own words behind a sentence in the page's language that says what kind of refusal it is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import grpc
+from google.protobuf import json_format
+from google.protobuf.message import Message
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from maumau.gateway.settings import GatewaySettings
+from maumau.rules.errors import translate
+from maumau.v1 import (
+    bots_pb2_grpc,
+    engine_pb2_grpc,
+    matchmaking_pb2_grpc,
+    players_pb2_grpc,
+    rating_pb2_grpc,
+)
+from maumau.v1.game_pb2 import BotLevel
+from maumau.wire import bot_level_from_pb
+
+LANGUAGES = ("en", "de")
+
+HTTP_STATUS: Mapping[grpc.StatusCode, int] = {
+    grpc.StatusCode.INVALID_ARGUMENT: 400,
+    grpc.StatusCode.OUT_OF_RANGE: 400,
+    grpc.StatusCode.UNAUTHENTICATED: 401,
+    grpc.StatusCode.PERMISSION_DENIED: 403,
+    grpc.StatusCode.NOT_FOUND: 404,
+    grpc.StatusCode.ALREADY_EXISTS: 409,
+    grpc.StatusCode.FAILED_PRECONDITION: 409,
+    grpc.StatusCode.ABORTED: 409,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
+    grpc.StatusCode.UNAVAILABLE: 503,
+    grpc.StatusCode.DEADLINE_EXCEEDED: 504,
+}
+
+KIND: Mapping[str, Mapping[str, str]] = {
+    "en": {
+        "INVALID_ARGUMENT": "That request is not valid",
+        "OUT_OF_RANGE": "That request is not valid",
+        "UNAUTHENTICATED": "Please enter a name to play first",
+        "PERMISSION_DENIED": "That is not yours to do",
+        "NOT_FOUND": "Not found",
+        "FAILED_PRECONDITION": "Not possible right now",
+        "ALREADY_EXISTS": "Not possible right now",
+        "ABORTED": "Not possible right now",
+        "RESOURCE_EXHAUSTED": "Too many requests: slow down a little",
+        "UNAVAILABLE": "The platform is not reachable for a moment: try again",
+        "DEADLINE_EXCEEDED": "The platform took too long: try again",
+        "INTERNAL": "Something went wrong on the platform",
+    },
+    "de": {
+        "INVALID_ARGUMENT": "Diese Anfrage ist ungültig",
+        "OUT_OF_RANGE": "Diese Anfrage ist ungültig",
+        "UNAUTHENTICATED": "Gib zuerst einen Namen ein, um zu spielen",
+        "PERMISSION_DENIED": "Das darfst du nicht",
+        "NOT_FOUND": "Nicht gefunden",
+        "FAILED_PRECONDITION": "Gerade nicht möglich",
+        "ALREADY_EXISTS": "Gerade nicht möglich",
+        "ABORTED": "Gerade nicht möglich",
+        "RESOURCE_EXHAUSTED": "Zu viele Anfragen: bitte etwas langsamer",
+        "UNAVAILABLE": "Die Plattform ist gerade nicht erreichbar: versuche es noch einmal",
+        "DEADLINE_EXCEEDED": "Die Plattform hat zu lange gebraucht: versuche es noch einmal",
+        "INTERNAL": "Auf der Plattform ist etwas schiefgegangen",
+    },
+}
+
+
+class Refusal(Exception):
+    """A request the gateway or a service refused: an HTTP status and a JSON body for the page."""
+
+    def __init__(self, http_status: int, status: str, message: str, code: str = "") -> None:
+        super().__init__(message)
+        self.http_status = http_status
+        self.status = status
+        self.message = message
+        self.code = code
+
+    def body(self) -> dict[str, Any]:
+        return {"error": {"status": self.status, "code": self.code, "message": self.message}}
+
+
+def language(text: str | None) -> str:
+    """'de' or 'en' from a language tag or an Accept-Language header (first match wins)."""
+    for part in (text or "").split(","):
+        tag = part.split(";")[0].strip().lower()[:2]
+        if tag in LANGUAGES:
+            return tag
+    return "en"
+
+
+def refusal(status: str, lang: str, detail: str = "", code: str = "") -> Refusal:
+    """A refusal of the gateway's own, in ``lang``; ``detail`` says what exactly was wrong."""
+    kind = KIND[lang].get(status, KIND[lang]["INTERNAL"])
+    message = f"{kind}: {detail}" if detail else kind
+    http = {"INTERNAL": 500}.get(status) or HTTP_STATUS.get(grpc.StatusCode[status], 400)
+    return Refusal(http, status, message, code)
+
+
+def from_rpc(error: grpc.aio.AioRpcError, lang: str) -> Refusal:
+    """A service's refusal for the page: the rules core's message translated when it has an
+    error code, else the service's own words after a sentence in ``lang``."""
+    status = error.code()
+    trailing = dict(error.trailing_metadata() or ())
+    code = str(trailing.get("maumau-error-code", ""))
+    details = error.details() or ""
+    if code:
+        try:
+            params = json.loads(str(trailing.get("maumau-error-params", "{}")))
+        except ValueError:
+            params = {}
+        message = translate(code, params if isinstance(params, dict) else {}, lang)
+        if message.startswith(code + " "):  # a code the rules core does not know: not a rule
+            message = f"{KIND[lang].get(status.name, '')}: {details}"
+    else:
+        kind = KIND[lang].get(status.name, KIND[lang]["INTERNAL"])
+        message = f"{kind}: {details}" if details and lang == "en" else kind
+        if lang != "en" and details:
+            message = f"{kind} ({details})"
+    http = HTTP_STATUS.get(status, 502)
+    name = status.name if status in HTTP_STATUS else "UNAVAILABLE"
+    return Refusal(http, name, message, code)
+
+
+def to_json(message: Message) -> dict[str, Any]:
+    """A message as the page reads it: proto field names, every field present, bot levels by
+    their names ("strong", "" for none) as everywhere else in the platform's texts."""
+    converted: dict[str, Any] = json_format.MessageToDict(
+        message,
+        preserving_proto_field_name=True,
+        always_print_fields_with_no_presence=True,
+    )
+    _name_bot_levels(converted)
+    return converted
+
+
+def _name_bot_levels(value: Any) -> None:
+    if isinstance(value, list):
+        for item in value:
+            _name_bot_levels(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key == "bot_level" and isinstance(item, str):
+                value[key] = bot_level_from_pb(BotLevel.Value(item))
+            else:
+                _name_bot_levels(item)
+
+
+class Upstreams:
+    """One channel per service, opened once and shared by every request."""
+
+    SERVICES = ("engine", "matchmaking", "bots", "rating")
+
+    def __init__(self, settings: GatewaySettings) -> None:
+        self.timeout = settings.upstream_timeout_seconds
+        self.channels = {
+            name: grpc.aio.insecure_channel(
+                getattr(settings, f"{name}_address"),
+                options=[("grpc.lb_policy_name", "round_robin")],
+            )
+            for name in self.SERVICES
+        }
+        self.engine = engine_pb2_grpc.EngineStub(self.channels["engine"])
+        self.players = players_pb2_grpc.PlayersStub(self.channels["engine"])
+        self.matchmaking = matchmaking_pb2_grpc.MatchmakingStub(self.channels["matchmaking"])
+        self.bots = bots_pb2_grpc.BotsStub(self.channels["bots"])
+        self.rating = rating_pb2_grpc.RatingStub(self.channels["rating"])
+
+    async def health(self) -> dict[str, bool]:
+        """Whether each service says SERVING now."""
+
+        async def check(name: str) -> bool:
+            stub: Any = health_pb2_grpc.HealthStub(self.channels[name])
+            try:
+                reply = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1.0)
+            except grpc.aio.AioRpcError:
+                return False
+            return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
+
+        results = await asyncio.gather(*(check(name) for name in self.SERVICES))
+        return dict(zip(self.SERVICES, results, strict=True))
+
+    async def close(self) -> None:
+        for channel in self.channels.values():
+            await channel.close()
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)

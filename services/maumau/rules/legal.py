@@ -1,0 +1,281 @@
+"""Legal actions: checking one action (with the error that forbids it) and listing them all.
+
+Listing is the hot path of search, so it is built in one pass with interned plays; checking is
+the path for untrusted input and explains every refusal with an error code and its parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Final
+
+from .actions import (
+    ACCEPT,
+    CHALLENGE,
+    DRAW,
+    PASS,
+    Accept,
+    Action,
+    Call,
+    Catch,
+    Challenge,
+    Draw,
+    NameSuit,
+    Pass,
+    Play,
+)
+from .cards import Card
+from .errors import BadInput, IllegalAction
+from .kinds import (
+    DRAW4_PENDING,
+    DRAW_PENDING,
+    DRAWN,
+    OVER,
+    SKIP_PENDING,
+    STARTER_SUIT,
+)
+from .state import MatchState
+
+if TYPE_CHECKING:
+    from .match import Match
+
+_PENDING_CODES: Final = {
+    DRAW_PENDING: "draw_pending",
+    SKIP_PENDING: "skip_pending",
+    DRAW4_PENDING: "draw4_bluff_pending",
+}
+
+
+def refusal(m: MatchState, card: Card, wishing: bool) -> str | None:
+    """Why ``card`` may not be played now (an error code), or None when it may."""
+    pending = m.pending
+    if pending:
+        rules = m.ruleset
+        if pending is DRAW_PENDING:
+            if card.rank == rules.draw_rank and (
+                rules.chain_limit is None or m.chain <= rules.chain_limit
+            ):
+                return None
+        elif pending is SKIP_PENDING and card.rank == rules.skip_rank:
+            return None
+        if not m.pending_optional:
+            return _PENDING_CODES[pending]
+    return m.variant.fits(m, card, wishing)
+
+
+def playable(m: MatchState, card: Card) -> bool:
+    return any(refusal(m, card, wishing) is None for wishing in m.variant.wish_options(card))
+
+
+def can_play(m: MatchState, seat: int) -> bool:
+    return any(playable(m, card) for card in m.hands[seat])
+
+
+def bluffs(m: MatchState, hand: Iterable[Card]) -> bool:
+    """Whether playing a W+4 from ``hand`` now is a bluff: another card of it fits."""
+    draw_four = m.ruleset.draw_four
+    return any(card.rank != draw_four and playable(m, card) for card in hand)
+
+
+# ------------------------------------------------------------------ checking
+
+
+def check(m: MatchState, seat: int, action: Action) -> None:
+    """Raise the error that forbids ``action`` for ``seat`` now; return when it is legal."""
+    if not 0 <= seat < m.seats:
+        raise BadInput("bad_seat", seat=seat, seats=m.seats)
+    if m.phase is OVER:
+        raise IllegalAction("match_over")
+    match action:
+        case Catch(target):
+            if target == seat or not 0 <= target < m.seats or not m.variant.catchable(m, target):
+                raise IllegalAction("catch_not_allowed", seat=target)
+            return
+        case Call(word):
+            if not m.variant.may_call(m, seat, word):
+                raise IllegalAction("call_not_due", call=word)
+            return
+        case NameSuit(suit):
+            if m.phase is not STARTER_SUIT:
+                raise IllegalAction("starter_suit_not_due")
+            if seat != m.chooser:
+                raise IllegalAction("starter_suit_needed", seat=m.chooser, card=m.discard[-1].text)
+            if suit not in m.ruleset.suits:
+                raise BadInput("bad_suit", text=suit, allowed=m.ruleset.suits)
+            return
+    if m.phase is STARTER_SUIT:
+        raise IllegalAction("starter_suit_needed", seat=m.chooser, card=m.discard[-1].text)
+    if seat != m.turn:
+        raise IllegalAction("not_your_turn", turn=m.turn)
+    match action:
+        case Play():
+            _check_play(m, seat, action)
+        case Draw():
+            _check_draw(m, seat)
+        case Pass():
+            if m.phase is not DRAWN:
+                raise IllegalAction("pass_not_allowed")
+        case Accept():
+            if not m.pending or m.pending_optional:
+                raise IllegalAction("nothing_to_accept")
+        case Challenge():
+            if m.pending is not DRAW4_PENDING:
+                raise IllegalAction("challenge_not_allowed")
+        case _:
+            raise BadInput("bad_action_text", text=repr(action))
+
+
+def _check_play(m: MatchState, seat: int, play: Play) -> None:
+    card = play.card
+    if card not in m.hands[seat]:
+        raise IllegalAction("card_not_in_hand", card=card.text)
+    if m.phase is DRAWN and card is not m.drawn:
+        raise IllegalAction("only_drawn_card", card=str(m.drawn))
+    wishing = play.suit is not None
+    options = m.variant.wish_options(card)
+    suits = m.ruleset.suits
+    if wishing and True not in options:
+        raise IllegalAction("wish_not_allowed", card=card.text)
+    if not wishing and False not in options:
+        raise IllegalAction("wish_needed", card=card.text, allowed=suits, example=suits[0])
+    if wishing and play.suit not in suits:
+        raise BadInput("bad_suit", text=play.suit, allowed=suits)
+    code = refusal(m, card, wishing)
+    if code is not None:
+        raise explain(m, code, card)
+    if play.call is not None and play.call != m.variant.due_call(m, seat, card, wishing):
+        raise IllegalAction("call_not_due", call=play.call)
+
+
+def explain(m: MatchState, code: str, card: Card) -> IllegalAction:
+    """The error for refusal ``code``, with the parameters its message names."""
+    rules = m.ruleset
+    top = m.discard[-1]
+    if code == "draw_pending":
+        return IllegalAction(code, rank=rules.draw_rank, count=m.pending_count)
+    if code == "skip_pending":
+        return IllegalAction(code, rank=rules.skip_rank)
+    if code == "draw4_bluff_pending":
+        return IllegalAction(code, count=m.pending_count)
+    if code in ("wish_on_wish", "card_does_not_match"):
+        active = m.wished if m.wished is not None else top.suit
+        return IllegalAction(code, card=card.text, top=top.text, suit=active, rank=top.rank)
+    return IllegalAction(code)
+
+
+def _check_draw(m: MatchState, seat: int) -> None:
+    if m.phase is DRAWN:
+        raise IllegalAction("only_drawn_card", card=str(m.drawn))
+    if m.pending and not m.pending_optional:
+        raise explain(m, _PENDING_CODES[m.pending], m.discard[-1])
+    if not m.variant.may_always_draw and can_play(m, seat):
+        raise IllegalAction("draw_not_allowed")
+
+
+# ------------------------------------------------------------------ listing
+
+
+def legal(m: MatchState, seat: int) -> list[Action]:
+    """Every legal action of ``seat``, built in one pass: this is the hot path of search.
+    The seat's own moves come first, calls and catches (which any seat may make) last."""
+    if m.phase is OVER or not 0 <= seat < m.seats:
+        return []
+    actions = _moves(m, seat)
+    m.variant.call_actions(m, seat, actions)
+    return actions
+
+
+def _moves(m: MatchState, seat: int) -> list[Action]:
+    """The moves of the seat the match waits for (nothing for any other seat)."""
+    actions: list[Action] = []
+    phase = m.phase
+    if phase is STARTER_SUIT:
+        if seat == m.chooser:
+            actions += [NameSuit(suit) for suit in m.ruleset.suits]
+        return actions
+    if seat != m.turn:
+        return actions
+    if phase is DRAWN:
+        if m.drawn is not None:
+            _add_plays(m, seat, (m.drawn,), actions)
+        actions.append(PASS)
+        return actions
+    can_play = _add_plays(m, seat, m.hands[seat], actions)
+    if m.pending and not m.pending_optional:
+        actions.append(ACCEPT)
+        if m.pending is DRAW4_PENDING:
+            actions.append(CHALLENGE)
+    elif not can_play or m.variant.may_always_draw:
+        actions.append(DRAW)
+    return actions
+
+
+def _add_plays(m: MatchState, seat: int, cards: Iterable[Card], actions: list[Action]) -> bool:
+    """Append the legal plays of ``cards`` to ``actions``; True if there was any."""
+    variant = m.variant
+    wish_ranks = m.ruleset.wish_ranks
+    top = m.discard[-1]
+    plain_only = not m.pending and m.wished is None
+    found = False
+    seen: set[Card] = set()
+    for card in cards:
+        if card in seen:
+            continue
+        seen.add(card)
+        if plain_only and card.rank not in wish_ranks:
+            if card.suit != top.suit and card.rank != top.rank:
+                continue
+            options: tuple[bool, ...] = _PLAIN
+        else:
+            options = tuple(w for w in variant.wish_options(card) if refusal(m, card, w) is None)
+        for wishing in options:
+            found = True
+            call = variant.due_call(m, seat, card, wishing)
+            for suit in m.ruleset.suits if wishing else _NO_SUIT:
+                actions.append(_play(card, suit, call))
+                if call is not None:
+                    actions.append(_play(card, suit, None))
+    return found
+
+
+_PLAIN: Final = (False,)
+_NO_SUIT: Final = (None,)
+_PLAYS: dict[tuple[Card, str | None, str | None], Play] = {}
+
+
+def _play(card: Card, suit: str | None, call: str | None) -> Play:
+    """The interned Play value: legal action lists are rebuilt on every step of a search."""
+    key = (card, suit, call)
+    play = _PLAYS.get(key)
+    if play is None:
+        play = _PLAYS[key] = Play(card, suit, call)
+    return play
+
+
+class LegalActions:
+    """The legal actions of one seat, computed lazily: iterate it, test ``in``, ``count()`` it."""
+
+    __slots__ = ("_match", "_seat")
+
+    def __init__(self, match: Match, seat: int) -> None:
+        self._match = match
+        self._seat = seat
+
+    def __iter__(self) -> Iterator[Action]:
+        return iter(legal(self._match, self._seat))
+
+    def __contains__(self, action: object) -> bool:
+        try:
+            check(self._match, self._seat, action)  # type: ignore[arg-type]
+        except (IllegalAction, BadInput, TypeError):
+            return False
+        return True
+
+    def __bool__(self) -> bool:
+        return bool(legal(self._match, self._seat))
+
+    def count(self) -> int:
+        return len(legal(self._match, self._seat))
+
+    def __repr__(self) -> str:
+        return f"<LegalActions seat={self._seat}: {' '.join(a.text for a in self)}>"

@@ -1,0 +1,344 @@
+"""The four rule systems as variants: what differs between presets, behind a few hooks.
+
+A :class:`Variant` subclass per preset carries the preset's mechanics as class-level metadata and
+overrides the hooks where its rule text differs: what may go on what, the calls a seat owes, what
+the starting card does, what a played card does, and how rounds are scored and the match won.
+The ruleset picks its variant once (:attr:`Ruleset.variant`), so play never compares preset names.
+
+>>> from maumau.rules import Ruleset
+>>> find_variant("ostfriesland").scoring
+<Scoring.OSTFRIESLAND: 'ostfriesland'>
+>>> Ruleset.create("classic").variant
+<Classic variant of 'classic'>
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, Final
+
+from . import calls, scoring, turns
+from .actions import Action, Call, Catch
+from .cards import Card
+from .errors import BadRuleset
+from .events import DirectionChanged, Event
+from .kinds import (
+    DRAW4_PENDING,
+    DRAW_PENDING,
+    SKIP_PENDING,
+    STARTER_SUIT,
+    AcePower,
+    AfterDraw,
+    Calls,
+    DrawWhen,
+    Finish,
+    JackRule,
+    Outcome,
+    Reason,
+    Scoring,
+    Starter,
+)
+from .state import MatchState
+
+if TYPE_CHECKING:
+    from .ruleset import Ruleset
+
+_NO_WISH: Final = (False,)
+_WISH: Final = (True,)
+_WISH_OR_PLAIN: Final = (True, False)
+
+
+class Variant:
+    """The rules every preset shares; a subclass overrides what its rule text changes."""
+
+    name: ClassVar[str] = ""
+    rule_text: ClassVar[str] = ""
+    """The number of the rule text the preset implements."""
+    options: ClassVar[tuple[str, ...]] = ()
+    """The ruleset options the preset accepts (see :meth:`Ruleset.create`)."""
+    jack_rule: ClassVar[JackRule] = JackRule.FREE
+    starter: ClassVar[Starter] = Starter.NONE
+    calls: ClassVar[Calls] = Calls.NONE
+    scoring: ClassVar[Scoring] = Scoring.POINTS
+    draw_when: ClassVar[DrawWhen] = DrawWhen.STUCK
+    after_draw: ClassVar[AfterDraw] = AfterDraw.PLAY_DRAWN
+
+    __slots__ = ("may_always_draw", "plays_drawn", "rules")
+
+    def __init__(self, rules: Ruleset) -> None:
+        self.rules = rules
+        self.may_always_draw = self.draw_when is DrawWhen.ANY
+        self.plays_drawn = self.after_draw is AfterDraw.PLAY_DRAWN
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} variant of {self.rules.text!r}>"
+
+    # ------------------------------------------------------------------ what may go on what
+
+    def wish_options(self, card: Card) -> tuple[bool, ...]:
+        """Whether ``card`` is played with a wish: (True,), (False,) or both."""
+        return _WISH if card.rank in self.rules.wish_ranks else _NO_WISH
+
+    def fits(self, m: MatchState, card: Card, wishing: bool) -> str | None:
+        """Why ``card`` may not go on the pile when nothing is pending (an error code), or None.
+        A wishing card goes on anything; others serve the wished suit, else suit or rank."""
+        if wishing:
+            return None
+        return _serves(m, card)
+
+    # ------------------------------------------------------------------ calls and catches
+
+    def due_call(self, m: MatchState, seat: int, card: Card, wishing: bool) -> str | None:
+        """The call owed by ``seat`` playing ``card`` now, or None (calls are automatic)."""
+        return None
+
+    def finish(self, due: str | None) -> Finish:
+        """How a seat went out that owed ``due`` with its last card."""
+        return Finish.OUT
+
+    def catchable(self, m: MatchState, seat: int) -> bool:
+        """Whether another seat may catch ``seat`` now."""
+        return seat in m.missed
+
+    def call_actions(self, m: MatchState, seat: int, actions: list[Action]) -> None:
+        """Append the catches and calls ``seat`` may make now, whoever's turn it is."""
+        if m.missed:
+            actions += [Catch(target) for target in m.missed if target != seat]
+
+    def may_call(self, m: MatchState, seat: int, word: str) -> bool:
+        """Whether ``seat`` may make the call ``word`` on its own, outside a play."""
+        return False
+
+    # ------------------------------------------------------------------ the starting card
+
+    def turn_up(self, m: MatchState) -> None:
+        """Apply the rule of the starting card just turned up (the top of the discard pile)."""
+
+    # ------------------------------------------------------------------ what a card does
+
+    def card_effect(self, m: MatchState, seat: int, card: Card, events: list[Event]) -> None:
+        """Apply what ``card``, just played by ``seat``, does, and pass the turn on as it says."""
+        rules = self.rules
+        rank = card.rank
+        if rank == rules.draw_rank:
+            m.pending, m.pending_optional = DRAW_PENDING, False
+            m.pending_count += 2
+            m.chain += 1
+        elif rank == rules.draw_four:
+            m.pending, m.pending_count = DRAW4_PENDING, 4
+        elif rank == rules.skip_rank:
+            if rules.skip_stackable:
+                m.pending, m.pending_optional = SKIP_PENDING, False
+            else:
+                turns.next_turn(m, events, skip=True)
+                return
+        elif rank == rules.reverse_rank:
+            m.direction = -m.direction
+            events.append(DirectionChanged(m.direction))
+        elif rank == rules.again_rank:
+            return
+        turns.next_turn(m, events)
+
+    # ------------------------------------------------------------------ scoring
+
+    def card_points(self, card: Card) -> int:
+        """What ``card`` left in a hand counts."""
+        return scoring.card_points(card, self.scoring)
+
+    def round_points(self, m: MatchState, winner: int, finish: Finish) -> list[int]:
+        """Points per seat for the round ``winner`` has just won: the losers' cards count."""
+        return scoring.hand_points(m, winner, self.scoring)
+
+    def match_result(self, m: MatchState, winner: int) -> Outcome | None:
+        """The outcome if the match ends with this round (outside a deciding round), else None;
+        a tie for the lowest total sets up a deciding round."""
+        if self.rules.target == 0:
+            return Outcome((winner,), Reason.SINGLE)
+        if max(m.totals) < self.rules.target:
+            return None
+        return scoring.lowest_total(m, Reason.TARGET, ())
+
+
+def _serves(m: MatchState, card: Card) -> str | None:
+    """Why a plain card does not go on the pile: it must serve the wish, else suit or rank."""
+    if m.wished is not None:
+        return None if card.suit == m.wished else "card_does_not_match"
+    top = m.discard[-1]
+    if card.suit == top.suit or card.rank == top.rank:
+        return None
+    return "card_does_not_match"
+
+
+def _ask_for_suit(m: MatchState, chooser: int) -> None:
+    m.phase = STARTER_SUIT
+    m.chooser = chooser
+
+
+class Classic(Variant):
+    """Family rules: 'Mau' and 'Mau Mau' calls, a Jack starter lets the dealer wish, penalty
+    points with a target; the ace powers are an option. Readings: see ``ruleset.CLASSIC``."""
+
+    name = "classic"
+    rule_text = "000"
+    options = ("deck", "decks", "hand_size", "target", "ace_power", "seven_chain_limit", "sevens")
+    starter = Starter.DEALER_WISH
+    calls = Calls.MAU
+
+    def due_call(self, m: MatchState, seat: int, card: Card, wishing: bool) -> str | None:
+        left = len(m.hands[seat]) - 1
+        return "maumau" if left == 0 else "mau" if left == 1 else None
+
+    def turn_up(self, m: MatchState) -> None:
+        if m.discard[-1].rank in self.rules.wish_ranks:
+            _ask_for_suit(m, m.dealer)
+
+    def card_effect(self, m: MatchState, seat: int, card: Card, events: list[Event]) -> None:
+        if card.rank == "A":
+            power = self.rules.ace_power
+            if power is AcePower.SKIP:
+                return
+            if power is AcePower.DRAW:
+                for other in turns.seats_from(m, seat):
+                    turns.give(m, other, 1, "ace", events)
+                turns.next_turn(m, events)
+                return
+        super().card_effect(m, seat, card, events)
+
+
+class Online(Variant):
+    """The online room game: automatic calls, no starter effect, never a Jack on a Jack, the
+    first to ``target`` round wins takes the match."""
+
+    name = "online"
+    rule_text = "001"
+    options = ("wins",)
+    jack_rule = JackRule.NOT_ON_JACK
+    scoring = Scoring.WINS
+    draw_when = DrawWhen.ANY
+
+    def fits(self, m: MatchState, card: Card, wishing: bool) -> str | None:
+        if card.rank in self.rules.wish_ranks and m.discard[-1].rank == "J":
+            return "jack_on_jack"
+        return super().fits(m, card, wishing)
+
+    def round_points(self, m: MatchState, winner: int, finish: Finish) -> list[int]:
+        points = [0] * m.seats
+        points[winner] = 1
+        return points
+
+    def match_result(self, m: MatchState, winner: int) -> Outcome | None:
+        if m.totals[winner] >= self.rules.target:
+            return Outcome(scoring.team_of(m, winner), Reason.WINS)
+        return None
+
+
+class Ostfriesland(Variant):
+    """East-Frisian tournament rules: a Jack may go as a plain card, no wish on a wish, three
+    calls, the starter works for the starting seat, drawing ends the turn, and a table of a fixed
+    number of rounds scored with the Mau-Mau doubling."""
+
+    name = "ostfriesland"
+    rule_text = "002"
+    options = ("rounds",)
+    jack_rule = JackRule.NO_WISH_ON_WISH
+    starter = Starter.STARTING_SEAT
+    calls = Calls.OSTFRIESLAND
+    scoring = Scoring.OSTFRIESLAND
+    after_draw = AfterDraw.END_TURN
+
+    def wish_options(self, card: Card) -> tuple[bool, ...]:
+        return _WISH_OR_PLAIN if card.rank in self.rules.wish_ranks else _NO_WISH
+
+    def fits(self, m: MatchState, card: Card, wishing: bool) -> str | None:
+        if wishing:
+            return "wish_on_wish" if m.wish_jack else None
+        if m.wished is not None and card.suit != m.wished and card.rank == "J":
+            return "wish_on_wish"
+        return _serves(m, card)
+
+    def due_call(self, m: MatchState, seat: int, card: Card, wishing: bool) -> str | None:
+        if card.rank == self.rules.again_rank:
+            return None
+        left = len(m.hands[seat]) - 1
+        return ("maumau" if wishing else "mau") if left == 0 else "last" if left == 1 else None
+
+    def finish(self, due: str | None) -> Finish:
+        return Finish(due) if due else Finish.OUT
+
+    def turn_up(self, m: MatchState) -> None:
+        rules = self.rules
+        rank = m.discard[-1].rank
+        if rank in rules.wish_ranks:
+            _ask_for_suit(m, m.turn)
+        elif rank == rules.draw_rank:
+            m.pending, m.pending_count, m.chain = DRAW_PENDING, 2, 1
+            m.pending_optional = True
+        elif rank == rules.skip_rank:
+            m.pending, m.pending_count, m.chain = SKIP_PENDING, 0, 0
+            m.pending_optional = True
+
+    def round_points(self, m: MatchState, winner: int, finish: Finish) -> list[int]:
+        points = super().round_points(m, winner, finish)
+        if finish is Finish.MAUMAU:
+            points = [2 * p for p in points]
+            points[winner] = -40
+            m.maumaus[winner] += 1
+        return points
+
+    def match_result(self, m: MatchState, winner: int) -> Outcome | None:
+        if m.round < self.rules.rounds:
+            return None
+        return scoring.lowest_total(m, Reason.ROUNDS, m.maumaus)
+
+
+class Colour(Variant):
+    """The UNO-like colour game: wilds name the colour, a challengeable W+4, reverses, the 'last'
+    button, and the winner's side collects the others' card points up to ``target``."""
+
+    name = "colour"
+    rule_text = "003"
+    options = ("target", "teams")
+    starter = Starter.WILD_COLOUR
+    calls = Calls.LAST
+    scoring = Scoring.COLLECT
+    draw_when = DrawWhen.ANY
+
+    def catchable(self, m: MatchState, seat: int) -> bool:
+        return calls.owes_last(m, seat)
+
+    def call_actions(self, m: MatchState, seat: int, actions: list[Action]) -> None:
+        actions += [
+            Catch(target)
+            for target in range(m.seats)
+            if target != seat and calls.owes_last(m, target)
+        ]
+        if calls.may_press_last(m, seat):
+            actions.append(Call("last"))
+
+    def may_call(self, m: MatchState, seat: int, word: str) -> bool:
+        return word == "last" and calls.may_press_last(m, seat)
+
+    def turn_up(self, m: MatchState) -> None:
+        if m.discard[-1].rank in self.rules.wish_ranks:
+            _ask_for_suit(m, m.turn)
+
+    def round_points(self, m: MatchState, winner: int, finish: Finish) -> list[int]:
+        return scoring.collected_points(m, winner)
+
+    def match_result(self, m: MatchState, winner: int) -> Outcome | None:
+        if m.totals[winner] >= self.rules.target:
+            return Outcome(scoring.team_of(m, winner), Reason.TARGET)
+        return None
+
+
+VARIANTS: Final[dict[str, type[Variant]]] = {
+    variant.name: variant for variant in (Classic, Online, Ostfriesland, Colour)
+}
+"""Every variant by preset name: the one registry."""
+
+
+def find_variant(name: str) -> type[Variant]:
+    """The variant class of preset ``name``; an unknown name raises :class:`BadRuleset`."""
+    variant = VARIANTS.get(name)
+    if variant is None:
+        raise BadRuleset("unknown_preset", name=name, allowed=tuple(VARIANTS))
+    return variant

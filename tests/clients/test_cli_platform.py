@@ -1,0 +1,173 @@
+"""The terminal client's platform commands as real processes (pexpect) against the whole platform:
+``maumau queue``, ``maumau room create|join``, ``maumau leaderboard``, ``maumau profile``, and
+Ctrl-C or a closed terminal leaving the seat to a bot."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import sys
+import tempfile
+
+import pexpect
+import pytest
+
+from maumau_sdk import Platform
+from tests.clients.platform import ROOT, RunningPlatform
+from tests.clients.test_sdk_platform import eventually, play_out
+
+PROMPT = r"Your move \("
+SUIT = r"Which suit\? "
+FAIR = "Verified: the deal was fair."
+
+
+def spawn(platform: RunningPlatform, *args: str, home: str | None = None) -> pexpect.spawn:
+    env = {**platform.env, "MAUMAU_HOME": home or tempfile.mkdtemp(prefix="maumau-home-")}
+    return pexpect.spawn(
+        sys.executable,
+        ["-m", "maumau_cli", *args, *platform.client_args(), "--lang", "en", "--plain"],
+        cwd=str(ROOT),
+        env=env,
+        encoding="utf-8",
+        timeout=60,
+        dimensions=(60, 200),
+    )
+
+
+def play_match(child: pexpect.spawn) -> None:
+    """Answer every prompt with the first option until the fairness check is done."""
+    while child.expect([PROMPT, SUIT, FAIR]) != 2:
+        child.sendline("1")
+
+
+@pytest.fixture
+async def sdk(whole_platform: RunningPlatform):
+    async with Platform.connect(
+        whole_platform.address("engine"),
+        matchmaking_address=whole_platform.address("matchmaking"),
+        rating_address=whole_platform.address("rating"),
+    ) as connected:
+        yield connected
+
+
+async def test_queue_then_profile_and_leaderboard_in_the_terminal(whole_platform, sdk):
+    home = tempfile.mkdtemp(prefix="maumau-home-")
+    queue = ["queue", "--rules", "classic", "--option", "target=0", "--seats", "2", "--ranked"]
+    child = spawn(whole_platform, *queue, "--bots-after", "0", "--name", "Tess", home=home)
+
+    def queue_and_play() -> str:
+        child.expect(r"Queued for classic target=0 ranked")
+        child.expect(r"Seated: seat (\d) of 2 players at match (\w+) \(1 bot\)")
+        match_id = child.match.group(2)
+        play_match(child)
+        child.expect(pexpect.EOF)
+        return match_id
+
+    try:
+        match_id = await asyncio.to_thread(queue_and_play)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+    watcher = await sdk.register("Watcher")
+    assert (await watcher.match(match_id)).ranked
+
+    def run(*args: str) -> str:
+        process = spawn(whole_platform, *args, home=home)
+        process.expect(pexpect.EOF)
+        process.close()
+        assert process.exitstatus == 0, process.before
+        return process.before
+
+    profile = await eventually(
+        lambda: asyncio.to_thread(run, "profile"), lambda text: "1 match," in text
+    )
+    assert "Tess (" in profile and "Level 1" in profile and "classic target=0" in profile
+    around = await asyncio.to_thread(run, "leaderboard", "--rules", "classic", "--around")
+    assert re.search(r">\s+\d+\. Tess", around)
+    top = await asyncio.to_thread(run, "leaderboard", "--rules", "ostfriesland")
+    assert "Nobody is on this ladder yet" in top
+
+
+async def test_room_create_start_with_bots_and_play_the_next_match(whole_platform):
+    child = spawn(whole_platform, "room", "create", "--rules", "online", "--seats", "3",
+                  "--bots", "random")  # fmt: skip
+
+    def create_start_and_play_two() -> str:
+        child.expect(r"Room ([A-Z]{6}) is open")
+        code = child.match.group(1)
+        child.sendline("s")
+        child.expect("Match 1 of room")
+        play_match(child)
+        child.expect("next match starts")
+        child.expect("Match 2 of room")
+        child.expect(PROMPT)
+        child.sendline("q")
+        child.expect("You leave the match")
+        child.expect(pexpect.EOF)
+        assert "refused" not in child.before, child.before
+        return code
+
+    try:
+        code = await asyncio.to_thread(create_start_and_play_two)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0 and len(code) == 6
+
+
+async def test_room_join_by_code_plays_with_the_host(whole_platform, sdk):
+    host = await sdk.register("Hostess")
+    room = await host.create_room("online", 2)
+    child = spawn(whole_platform, "room", "join", room.code)
+
+    def join_and_play() -> None:
+        child.expect(r"You sit at seat 1 of room " + room.code)
+        child.expect("Match 1 of room")
+        play_match(child)
+        child.expect("next match starts")
+        child.expect(PROMPT)
+        child.sendline("q")
+        child.expect(pexpect.EOF)
+
+    async def host_plays() -> None:
+        seat = await room.seat()
+        await play_out(seat, 5)
+        await (await room.next_match(after=seat.match_id)).leave()
+
+    try:
+        await asyncio.gather(asyncio.to_thread(join_and_play), host_plays())
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+    assert (await room.refresh()).matches_started == 2
+
+
+@pytest.mark.parametrize(
+    ("how", "status"), [("ctrl-c", 128 + signal.SIGINT), ("hangup", 128 + signal.SIGHUP)]
+)
+async def test_ctrl_c_or_a_closed_terminal_leaves_the_seat_to_a_bot(
+    whole_platform, sdk, how, status
+):
+    child = spawn(whole_platform, "play", "--rules", "classic", "--bots", "1")
+
+    def start_then_interrupt() -> str:
+        child.expect(r"Match (\w+)\.")
+        match_id = child.match.group(1)
+        child.expect(PROMPT)
+        if how == "ctrl-c":
+            child.sendintr()
+            child.expect("Interrupted: you leave the match; a bot plays your seat")
+        else:
+            os.kill(child.pid, signal.SIGHUP)
+        child.expect(pexpect.EOF)
+        return match_id
+
+    try:
+        match_id = await asyncio.to_thread(start_then_interrupt)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == status
+    watcher = await sdk.register("Watcher")
+    info = await eventually(lambda: watcher.match(match_id), lambda i: i.seat_info[0].left)
+    assert info.seat_info[0].left
