@@ -243,3 +243,12 @@ def test_the_unchecked_path_applies_a_legal_action_exactly_as_apply_does() -> No
             assert checked.apply(seat, action) == unchecked.apply_unchecked(seat, action)
             assert checked == unchecked
         match.apply(seat, next(iter(match.legal_actions(seat))))
+
+
+def test_hands_must_leave_a_card_to_turn_up() -> None:
+    skat = {"deck": "skat32", "hand_size": 8}
+    with pytest.raises(BadInput) as err:
+        Match.new(Ruleset.create("classic", skat), 4, "full")  # 4 x 8 = all 32 cards
+    assert (err.value.code, err.value.params["name"]) == ("bad_option", "hand_size")
+    assert err.value.params["reason"] == "4 hands of 8 do not fit a deck of 32"
+    assert Match.new(Ruleset.create("classic", skat), 3, "fits").view(None).draw_pile_size == 7
