@@ -23,6 +23,7 @@ from maumau.engine.settings import Settings as EngineSettings
 from maumau.gateway.settings import GatewaySettings
 from maumau.matchmaking.settings import Settings as MatchmakingSettings
 from maumau.rating.settings import Settings as RatingSettings
+from maumau.tournaments.settings import Settings as TournamentsSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICES: dict[str, type[ServiceSettings]] = {
@@ -30,6 +31,7 @@ SERVICES: dict[str, type[ServiceSettings]] = {
     "bots": BotsSettings,
     "matchmaking": MatchmakingSettings,
     "rating": RatingSettings,
+    "tournaments": TournamentsSettings,
 }
 
 

@@ -66,6 +66,7 @@ class RoomSeat:
     """"" for a bot or an empty seat."""
     name: str
     bot_level: str
+    """The bots' level by name ("strong"), "" for none."""
     wins: int
 
 
@@ -78,6 +79,7 @@ class RoomState:
     ruleset: str
     seats: tuple[RoomSeat, ...]
     bot_level: str
+    """The bots' level by name ("strong"), "" for none."""
     host_player_id: str
     status: str
     """"open", "starting" or "playing"."""

@@ -27,7 +27,7 @@ from maumau.rules import (
 from maumau.rules import events as ev
 from maumau.rules.narrate import describe as describe_rules_event
 from maumau.v1 import engine_pb2, game_pb2
-from maumau.wire import action_from_pb
+from maumau.wire import action_from_pb as action_from_pb
 
 ActionLike = Action | str | game_pb2.Action
 """What :meth:`Seat.act` accepts: a rules-core action, its text ("7H", "JD:S!mau", "draw",
