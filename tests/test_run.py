@@ -36,7 +36,7 @@ def alive(pid: int) -> bool:
 
 
 def wait_serving(
-    address: str, process: subprocess.Popen[bytes], out: Path, timeout: float = 60
+    address: str, process: subprocess.Popen[bytes], out: Path, timeout: float = 150
 ) -> None:
     """Until the service answers SERVING and run.py printed its banner."""
     deadline = time.monotonic() + timeout
