@@ -5,6 +5,7 @@ checked across the rendered objects."""
 from __future__ import annotations
 
 import copy
+import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -286,3 +287,21 @@ def test_no_secret_is_committed() -> None:
                 assert not (isinstance(doc, dict) and doc.get("kind") == "Secret"), (
                     f"{path} holds a Secret"
                 )
+
+
+@pytest.mark.parametrize("variant", ["dev", "prod"])
+def test_every_service_accepts_the_settings_the_configmap_gives_it(
+    rendered: dict[str, list[Object]], variant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = next(
+        o for o in of_kind(rendered[variant], "ConfigMap") if "maumau-settings" in name(o)
+    )
+    for key in list(os.environ):
+        if key.startswith("MAUMAU_") or key == "REDIS_URL":
+            monkeypatch.delenv(key)
+    for key, value in settings["data"].items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("MAUMAU_TOKEN_SECRET", "a-secret-from-the-secret-object")
+    for service in SERVICES:
+        loaded = service.settings()  # raises, naming the variable, on a value it cannot use
+        assert loaded.host == "0.0.0.0", service.name
