@@ -3,8 +3,8 @@
 Figures are written to ``bench/results.json`` (figure name -> number), merged with what other parts
 wrote before, so they can be tracked over time. ``python -m bench [seconds] [part ...]`` sets the
 time per measurement (default 3) and runs only the parts named (rules, references, engine, bots,
-rating, matchmaking, gateway; default all of them). The bot league plays MAUMAU_BENCH_LEAGUE_ROUNDS
-rounds per matchup (default 100).
+rating, matchmaking, gateway, tournaments; default all of them). The bot league plays
+MAUMAU_BENCH_LEAGUE_ROUNDS rounds per matchup (default 100).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from bench.gateway import bench_gateway
 from bench.matchmaking import bench_matchmaking
 from bench.rating import bench_rating
 from bench.rules import plays_first, random_rounds
+from bench.tournaments import bench_tournaments
 
 RESULTS = Path(__file__).with_name("results.json")
 TABLES = [("classic", 4), ("online", 4), ("ostfriesland", 4), ("ostfriesland", 8), ("colour", 4)]
@@ -87,7 +88,16 @@ def bench_references(seconds: float, figures: dict[str, float]) -> None:
         print(f"  OpenSpiel skipped: {missing}")
 
 
-PARTS = ("rules", "references", "engine", "bots", "rating", "matchmaking", "gateway")
+PARTS = (
+    "rules",
+    "references",
+    "engine",
+    "bots",
+    "rating",
+    "matchmaking",
+    "gateway",
+    "tournaments",
+)
 
 
 def main() -> None:
@@ -112,6 +122,8 @@ def main() -> None:
         figures.update(bench_rating(seconds))
     if "matchmaking" in parts:
         figures.update(bench_matchmaking())
+    if "tournaments" in parts:
+        figures.update(bench_tournaments())
     record(figures)
     print(f"figures written to {RESULTS}")
 

@@ -16,7 +16,7 @@ import pytest
 from maumau.bots.app import BotsApp
 from maumau.common.redis_server import free_port
 from maumau.rules.cards import french_deck
-from tests.engine.conftest import engine_config
+from tests.support.engine import engine_config
 
 ROOT = Path(__file__).parents[2]
 
@@ -121,26 +121,40 @@ async def test_a_whole_match_against_bots_in_the_terminal(address, lang):
     assert screen["checked"] in transcript and screen["replayed"] in transcript
 
 
-async def test_tips_come_from_the_bot_service_and_quitting_leaves_the_match(address):
+TIP_WORDS = {  # words every reason of the hints uses in one language or the other
+    "en": ["suit", "nothing", "card", "call", "fits", "catch", "penalty", "seat", "wish",
+           "sit out"],
+    "de": ["Farbe", "ziehen", "Karte", "Ansage", "passt", "erwische", "Strafe", "Platz",
+           "wünsche", "setze aus"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+async def test_tips_come_from_the_bot_service_in_your_language_and_quitting_leaves(address, lang):
     bots = BotsApp(engine_config())  # the same service lifecycle
     await bots.start()
-    screen = SCREEN["en"]
+    screen = SCREEN[lang]
     child = spawn(
-        address, "en", "--rules", "online", "--bots", "1", bots_address=f"127.0.0.1:{bots.port}"
+        address, lang, "--rules", "online", "--bots", "1", bots_address=f"127.0.0.1:{bots.port}"
     )
 
-    def ask_for_tips_then_quit() -> None:
+    def ask_for_tips_then_quit() -> str:
         child.expect(screen["prompt"])
         child.sendline("t")
         child.expect_exact(screen["tips"])
         child.expect(screen["prompt"])
+        tips = child.before
         child.sendline("q")
         child.expect_exact(screen["left"])
         child.expect(pexpect.EOF)
+        return tips
 
     try:
-        await asyncio.to_thread(ask_for_tips_then_quit)
+        tips = await asyncio.to_thread(ask_for_tips_then_quit)
     finally:
         child.close(force=True)
         await bots.stop(0)
     assert child.exitstatus == 0
+    assert any(word in tips for word in TIP_WORDS[lang]), tips
+    other = TIP_WORDS["de" if lang == "en" else "en"]
+    assert not any(f" {word} " in tips for word in other if word not in TIP_WORDS[lang]), tips

@@ -95,3 +95,59 @@ def test_the_language_comes_from_the_locale():
     assert default_language({"LANG": "de_DE.UTF-8"}) == "de"
     assert default_language({"LC_ALL": "en_GB.UTF-8", "LANG": "de_DE.UTF-8"}) == "en"
     assert default_language({}) == "en"
+
+
+# ---------------------------------------------------------------------- cards per language and deck
+
+
+def test_the_german_colour_deck_has_its_own_colour_words_and_letters_that_do_not_clash():
+    """Grün and Gelb both start with G, and Y means nothing in German: two letters each."""
+    texts = Texts("de")
+    shown = texts.cards(parse_cards("R7 G4 B2 Y6 Gskip Brev Y+2 W W+4"))
+    assert shown == "Ro7 Gr4 Bl2 Ge6 GrAus BlDreh Ge+2 Wahl Wahl+4"
+    letters = [texts.suit_letter(colour) for colour in "RGBY"]
+    assert len(set(letters)) == 4 and "Y" not in letters
+    for card in ("Ro7", "GrAus", "ge+2", "Wahl+4", "BlDreh"):  # typed as shown, any case
+        assert Texts("de").typed(card) in ("R7", "Gskip", "Y+2", "W+4", "Brev")
+    assert texts.typed("Wahl:Gr") == "W:G" and texts.typed_suit("Gelb") == "Y"
+    assert Texts("en").cards(parse_cards("G4 Y6")) == "G4 Y6"
+
+
+def test_french_suits_show_as_symbols_where_the_terminal_can_and_read_back():
+    texts = Texts("en", symbols=True)
+    assert texts.cards(parse_cards("10H AS JD 7C")) == "10♥ A♠ J♦ 7♣"
+    assert texts.action("JD:S!mau") == "J♦:♠!mau"
+    assert texts.typed("10♥") == "10H" and texts.typed("J♦:♠!mau") == "JD:S!mau"
+    assert Texts("en").cards(parse_cards("10H AS")) == "10H AS"  # plain mode: letters
+
+
+@pytest.mark.parametrize(
+    ("lang", "noun", "many", "texts"),
+    [
+        ("en", "bot", 3, ("1 bot", "3 bots")),
+        ("de", "round", 6, ("1 Runde", "6 Runden")),
+        ("de", "card", 2, ("1 Karte", "2 Karten")),
+        ("de", "move", 5, ("1 Zug", "5 Züge")),
+    ],
+)
+def test_plurals_are_done_properly(lang, noun, many, texts):
+    assert (Texts(lang).count(noun, 1), Texts(lang).count(noun, many)) == texts
+
+
+def test_no_text_is_left_with_a_plural_placeholder():
+    for lang in ("en", "de"):
+        texts = Texts(lang)
+        assert "Runde(n)" not in str(texts._texts) and "(s)" not in str(texts._texts)
+        welcome = texts.get("welcome", name="Ada", ruleset="classic", against=texts.count("bot", 1),
+                            level="random", match_id="m")  # fmt: skip
+        assert ("against 1 bot " in welcome) if lang == "en" else ("gegen 1 Bot " in welcome)
+
+
+def test_the_prompt_shows_a_card_of_the_hand_in_the_deck_and_language_played():
+    hand = parse_cards("Gskip R7")
+    assert "eine Karte wie GrAus" in Texts("de").get(
+        "your_move", first=1, last=3, example=Texts("de").example(hand)
+    )
+    assert "a card like 7H" not in Texts("en").get(
+        "your_move", first=1, last=3, example=Texts("en").example(hand)
+    )

@@ -22,6 +22,7 @@ from maumau.common.settings import (
 from maumau.engine.settings import Settings as EngineSettings
 from maumau.matchmaking.settings import Settings as MatchmakingSettings
 from maumau.rating.settings import Settings as RatingSettings
+from maumau.tournaments.settings import Settings as TournamentsSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICES: dict[str, type[ServiceSettings]] = {
@@ -29,6 +30,7 @@ SERVICES: dict[str, type[ServiceSettings]] = {
     "bots": BotsSettings,
     "matchmaking": MatchmakingSettings,
     "rating": RatingSettings,
+    "tournaments": TournamentsSettings,
 }
 
 

@@ -8,14 +8,8 @@ import pytest
 from maumau import fairness
 from maumau.rules import Match, Ruleset
 from maumau.v1 import engine_pb2, game_pb2
-from tests.engine.support import (
-    Client,
-    acting,
-    auth,
-    close_all,
-    play_to_the_end,
-    register_all,
-)
+from tests.support.engine import Client, acting, close_all, play_to_the_end, register_all
+from tests.support.rpc import auth
 
 SHORT = {
     "classic": {"target": "30"},
@@ -123,3 +117,24 @@ async def test_only_the_latest_answers_are_kept_for_retries(redis_server):
     latest = f"0:request {KEPT_ANSWERS + 10}"
     assert (await store.load_with_answer(record.match_id, latest))[1] == b"answer"
     await client.aclose()
+
+
+async def test_a_match_that_starts_by_itself_deals_in_the_commit_that_takes_its_last_seat(
+    address,
+):
+    """One transaction seats the last player and deals: the answer already shows the match
+    playing, and no replica is left to start it afterwards."""
+    clients = await register_all(address, 3)
+    try:
+        alone = await clients[0].create("classic", 2, bots={1: "random"}, auto_start=True)
+        assert (alone.status, alone.version) == ("playing", 1)
+        match = await clients[1].create("online", 2, auto_start=True)
+        assert (match.status, match.version) == ("lobby", 1)
+        joined = await clients[2].engine.JoinMatch(
+            engine_pb2.JoinMatchRequest(match_id=match.match_id, seat=-1),
+            metadata=auth(clients[2].token),
+        )
+        assert (joined.match.status, joined.match.version) == ("playing", 2)
+        assert list(joined.match.nonces) == ["", ""]
+    finally:
+        await close_all(clients)

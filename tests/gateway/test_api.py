@@ -12,8 +12,8 @@ import aiohttp
 import pytest
 
 from maumau.common.tokens import verify_seat_token
-from tests.engine.conftest import SECRET
 from tests.gateway.support import Gateway, Platform, start_gateway
+from tests.support.engine import SECRET
 
 
 async def client(gateway: Gateway, name: str = "Ada") -> aiohttp.ClientSession:
