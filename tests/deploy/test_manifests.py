@@ -305,3 +305,7 @@ def test_every_service_accepts_the_settings_the_configmap_gives_it(
     for service in SERVICES:
         loaded = service.settings()  # raises, naming the variable, on a value it cannot use
         assert loaded.host == "0.0.0.0", service.name
+        for field in type(loaded).model_fields:
+            target = getattr(loaded, field)
+            if field.endswith("_address") and target is not None:
+                assert target.startswith("dns:///"), f"{service.name} {field}={target}"
