@@ -12,7 +12,7 @@ import redis.asyncio
 from maumau.common.redis_server import EmbeddedRedis
 from maumau.engine.matches import EngineSettings
 from maumau.engine.store import DEADLINES
-from tests.engine.conftest import start_engine_with
+from tests.support.engine import start_engine, stop_engine
 
 BATCH = 20  # deadlines one step of the loop claims
 
@@ -29,7 +29,7 @@ async def test_a_backlog_of_due_deadlines_is_reported_until_it_is_worked_off(
         client = redis.asyncio.Redis.from_url(server.url)
         late = time.time() - 120
         await client.zadd(DEADLINES, {f"gone-{n}": late + n for n in range(BATCH + 5)})
-        app, engine_client = await start_engine_with(server.url, EngineSettings())
+        app, engine_client = await start_engine(server.url, EngineSettings())
         try:
             deadline = time.monotonic() + 10
             while overdue() < 90 and time.monotonic() < deadline:
@@ -41,6 +41,5 @@ async def test_a_backlog_of_due_deadlines_is_reported_until_it_is_worked_off(
                 await asyncio.sleep(0.1)
             assert overdue() == 0
         finally:
-            await app.stop(0)
-            await engine_client.aclose()
+            await stop_engine(app, engine_client)
             await client.aclose()
