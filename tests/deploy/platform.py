@@ -15,7 +15,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from maumau.common.redis_server import free_port
-from maumau.run import SERVICES
+from maumau.run import SERVICES, web_ready
 
 START_TIMEOUT_SECONDS = 90.0
 
@@ -27,6 +27,8 @@ class Process:
     metrics_port: int
     process: subprocess.Popen[bytes]
     log: Path
+    web: bool = False
+    """An HTTP service (the gateway): ready when /readyz answers 200."""
 
     @property
     def address(self) -> str:
@@ -44,10 +46,14 @@ def wait_serving(service: Process, timeout: float = START_TIMEOUT_SECONDS) -> No
                     f"{service.name} exited with {service.process.returncode}:\n"
                     + service.log.read_text()[-3000:]
                 )
-            with contextlib.suppress(grpc.RpcError):
-                status = health.Check(request, timeout=1).status
-                if status == health_pb2.HealthCheckResponse.SERVING:
+            if service.web:
+                if web_ready(service.address):
                     return
+            else:
+                with contextlib.suppress(grpc.RpcError):
+                    status = health.Check(request, timeout=1).status
+                    if status == health_pb2.HealthCheckResponse.SERVING:
+                        return
             time.sleep(0.1)
     raise AssertionError(f"{service.name} not SERVING within {timeout} s")
 
@@ -72,8 +78,11 @@ def platform(
         "PYTHONUNBUFFERED": "1",
         **(extra_env or {}),
     }
-    if "engine" in ports:
-        env["MAUMAU_MATCHMAKING_ENGINE_ADDRESS"] = f"127.0.0.1:{ports['engine'][0]}"
+    # Every caller's target of every callee (MAUMAU_<CALLER>_<CALLEE>_ADDRESS; a service
+    # ignores the variables it has no setting for).
+    for caller in ports:
+        for callee, (port, _) in ports.items():
+            env[f"MAUMAU_{caller.upper()}_{callee.upper()}_ADDRESS"] = f"127.0.0.1:{port}"
     for name, (port, metrics_port) in ports.items():
         env[f"MAUMAU_{name.upper()}_PORT"] = str(port)
         env[f"MAUMAU_{name.upper()}_METRICS_PORT"] = str(metrics_port)
@@ -92,7 +101,9 @@ def platform(
                     stdout=out,
                     stderr=subprocess.STDOUT,
                 )
-            started[service.name] = Process(service.name, *ports[service.name], process, log)
+            started[service.name] = Process(
+                service.name, *ports[service.name], process, log, service.web
+            )
         for service in started.values():
             wait_serving(service)
         yield started

@@ -5,6 +5,7 @@ checked across the rendered objects."""
 from __future__ import annotations
 
 import copy
+import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from maumau.common.config import SERVICE_PORTS
+from maumau.run import SERVICES
 from tests.deploy.kube import (
     DEPLOY,
     KUBERNETES_VERSION,
@@ -69,7 +70,7 @@ def test_every_object_is_valid_for_kubernetes_1_30_strictly(
     rendered: dict[str, list[Object]], variant: str
 ) -> None:
     objects = rendered[variant]
-    assert len(workloads(objects)) >= len(SERVICE_PORTS)
+    assert len(workloads(objects)) >= len(SERVICES)
     for o in objects:
         if o["kind"] in CUSTOM_KINDS:
             continue
@@ -185,17 +186,18 @@ def test_pods_have_their_own_account_without_a_token_and_drain_before_stopping(
 
 
 def test_the_services_and_ports_agree_with_the_code(rendered: dict[str, list[Object]]) -> None:
-    """maumau.common.config.SERVICE_PORTS is the list of services: each has a Deployment with
-    those ports, in every overlay."""
+    """maumau.run.SERVICES is the list of services (``make run`` starts them): each has a
+    Deployment with its settings' default ports, in every overlay."""
     for variant in ("base", "dev", "prod"):
         deployments = {o["metadata"]["name"]: o for o in of_kind(rendered[variant], "Deployment")}
-        for service, ports in SERVICE_PORTS.items():
-            assert service in deployments, f"{variant}: no Deployment for {service}"
-            (container,) = deployments[service]["spec"]["template"]["spec"]["containers"]
+        for service in SERVICES:
+            assert service.name in deployments, f"{variant}: no Deployment for {service.name}"
+            (container,) = deployments[service.name]["spec"]["template"]["spec"]["containers"]
             declared = {p["name"]: p["containerPort"] for p in container["ports"]}
-            assert declared["metrics"] == ports.metrics
-            assert ports.grpc in declared.values()
-            assert container["args"] == [f"maumau.{service}"]
+            defaults = service.settings.model_fields
+            assert declared["metrics"] == defaults["metrics_port"].default
+            assert declared["http" if service.web else "grpc"] == defaults["port"].default
+            assert container["args"] == [service.module]
 
 
 def test_service_to_service_targets_are_headless_and_round_robin(
@@ -285,3 +287,25 @@ def test_no_secret_is_committed() -> None:
                 assert not (isinstance(doc, dict) and doc.get("kind") == "Secret"), (
                     f"{path} holds a Secret"
                 )
+
+
+@pytest.mark.parametrize("variant", ["dev", "prod"])
+def test_every_service_accepts_the_settings_the_configmap_gives_it(
+    rendered: dict[str, list[Object]], variant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = next(
+        o for o in of_kind(rendered[variant], "ConfigMap") if "maumau-settings" in name(o)
+    )
+    for key in list(os.environ):
+        if key.startswith("MAUMAU_") or key == "REDIS_URL":
+            monkeypatch.delenv(key)
+    for key, value in settings["data"].items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("MAUMAU_TOKEN_SECRET", "a-secret-from-the-secret-object")
+    for service in SERVICES:
+        loaded = service.settings()  # raises, naming the variable, on a value it cannot use
+        assert loaded.host == "0.0.0.0", service.name
+        for field in type(loaded).model_fields:
+            target = getattr(loaded, field)
+            if field.endswith("_address") and isinstance(target, str):
+                assert target.startswith("dns:///"), f"{service.name} {field}={target}"
