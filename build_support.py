@@ -2,6 +2,8 @@
 
 - :func:`generate_protos` runs ``grpc_tools.protoc`` (a build requirement) over ``protos/`` into
   the wheel's build folder, so a wheel carries ``maumau.v1`` while git carries only the protos.
+- :class:`BuildPlatform` also copies the browser client (``clients/web``) into
+  ``maumau/gateway/web``, where an installed gateway serves it from.
 - :data:`VERSION` is the one version of protos, SDK, rules core and services (file ``VERSION``).
 
 Each ``setup.py`` imports this file by path; it runs only while a wheel is built.
@@ -9,6 +11,7 @@ Each ``setup.py`` imports this file by path; it runs only while a wheel is built
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from setuptools.command.build_py import build_py
@@ -51,3 +54,16 @@ class BuildPyWithProtos(build_py):
         super().run()
         if not getattr(self, "editable_mode", False):
             generate_protos(Path(self.build_lib))
+
+
+class BuildPlatform(BuildPyWithProtos):
+    """The platform wheel's ``build_py``: generated code plus the browser client's files."""
+
+    def run(self) -> None:
+        super().run()
+        if not getattr(self, "editable_mode", False):
+            target = Path(self.build_lib) / "maumau" / "gateway" / "web"
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(
+                ROOT / "clients" / "web", target, ignore=shutil.ignore_patterns("screenshots")
+            )

@@ -6,6 +6,6 @@ from pathlib import Path
 from setuptools import setup
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build_support import VERSION, BuildPyWithProtos
+from build_support import VERSION, BuildPlatform
 
-setup(version=VERSION, cmdclass={"build_py": BuildPyWithProtos})
+setup(version=VERSION, cmdclass={"build_py": BuildPlatform})

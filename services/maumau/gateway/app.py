@@ -34,8 +34,14 @@ from maumau.wire import bot_level_to_pb
 
 log = logging.getLogger(__name__)
 
-WEB_ROOT = Path(__file__).resolve().parents[3] / "clients" / "web"
-"""The web client's files, served as they are (plain ES modules and CSS, no build step)."""
+_PACKAGED_WEB = Path(__file__).resolve().parent / "web"
+WEB_ROOT = (
+    _PACKAGED_WEB
+    if _PACKAGED_WEB.is_dir()
+    else Path(__file__).resolve().parents[3] / "clients" / "web"
+)
+"""The web client's files, served as they are (plain ES modules and CSS, no build step): inside
+an installed wheel (copied there at build time), else the source tree's."""
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
