@@ -10,6 +10,7 @@ import re
 import signal
 import sys
 import tempfile
+import time
 
 import pexpect
 import pytest
@@ -155,11 +156,10 @@ async def test_ctrl_c_or_a_closed_terminal_leaves_the_seat_to_a_bot(
         child.expect(r"Match (\w+)\.")
         match_id = child.match.group(1)
         child.expect(PROMPT)
+        time.sleep(0.5)  # at the prompt, waiting for the keyboard
+        os.kill(child.pid, signal.SIGINT if how == "ctrl-c" else signal.SIGHUP)
         if how == "ctrl-c":
-            child.sendintr()
             child.expect("Interrupted: you leave the match; a bot plays your seat")
-        else:
-            os.kill(child.pid, signal.SIGHUP)
         child.expect(pexpect.EOF)
         return match_id
 
