@@ -17,7 +17,8 @@ $(STAMP): pyproject.toml
 
 services/maumau/v1/%_pb2.py: protos/maumau/v1/%.proto $(STAMP)
 	$(PY) -m grpc_tools.protoc -Iprotos --python_out=services --pyi_out=services \
-		--grpc_python_out=services $<
+		--grpc_python_out=services --plugin=protoc-gen-mypy_grpc=$(VENV)/bin/protoc-gen-mypy_grpc \
+		--mypy_grpc_out=services $<
 
 proto: $(GEN)
 
@@ -32,11 +33,12 @@ test: $(STAMP) proto
 
 bench: $(STAMP) proto
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
-	$(PY) -m bench
+	$(PY) -m bench $(if $(filter 1,$(SAVE)),--save)
 
 # Mutation testing of the rules core against the rules tests only (not part of `make test`).
 # mutmut imports mutants only from ./, src/ or source/, so the core and its tests are copied
 # (mtimes kept, so unchanged files keep their cached results) into .mutate/src.
+# MUTANTS="name ..." (fnmatch patterns of mutmut's names) runs only those mutants again.
 MUTATE := .mutate
 mutate: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[dev,mutate]'
@@ -47,13 +49,13 @@ mutate: $(STAMP)
 	cp -rp services/maumau/rules $(MUTATE)/src/maumau/
 	cp -rp tests/__init__.py tests/rules $(MUTATE)/tests/
 	cd $(MUTATE) && MAUMAU_HYPOTHESIS_PROFILE=mutate nice -n 10 $(CURDIR)/$(VENV)/bin/mutmut run \
-		--max-children 2
+		--max-children 2 $(MUTANTS)
 	cd $(MUTATE) && $(CURDIR)/$(PY) $(CURDIR)/tests/rules/mutation_score.py
 
 lint: $(STAMP) proto
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy services/maumau/rules
+	$(VENV)/bin/mypy -p maumau -p maumau_sdk -p maumau_cli
 
 # The platform, SDK and rules-core wheels in dist/, each with its generated code built in.
 wheel: $(STAMP)

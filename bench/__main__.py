@@ -1,10 +1,13 @@
 """``make bench``: every benchmark of the platform, with ratios against references in the same run.
 
-Figures are written to ``bench/results.json`` (figure name -> number), merged with what other parts
-wrote before, so they can be tracked over time. ``python -m bench [seconds] [part ...]`` sets the
-time per measurement (default 3) and runs only the parts named (rules, references, engine, bots,
-rating, matchmaking, gateway; default all of them). The bot league plays MAUMAU_BENCH_LEAGUE_ROUNDS
-rounds per matchup (default 100).
+Figures (figure name -> number) are merged with what other parts wrote before into
+``bench/latest.json``, which git ignores, so a run leaves the tree clean; ``--save`` (``make bench
+SAVE=1``) merges them into the committed ``bench/results.json`` too, the figures tracked over time.
+The run ends with a table of the goals, each beside this run's figure and the saved one.
+``python -m bench [--save] [seconds] [part ...]`` sets the time per measurement (default 3) and
+runs only the parts named (rules, references, engine, bots, rating, matchmaking, gateway,
+tournaments; default all of them). The bot league plays MAUMAU_BENCH_LEAGUE_ROUNDS rounds per
+matchup (default 100).
 """
 
 from __future__ import annotations
@@ -21,16 +24,72 @@ from bench.gateway import bench_gateway
 from bench.matchmaking import bench_matchmaking
 from bench.rating import bench_rating
 from bench.rules import plays_first, random_rounds
+from bench.tournaments import bench_tournaments
 
 RESULTS = Path(__file__).with_name("results.json")
+LATEST = Path(__file__).with_name("latest.json")
 TABLES = [("classic", 4), ("online", 4), ("ostfriesland", 4), ("ostfriesland", 8), ("colour", 4)]
 
 
-def record(figures: dict[str, float]) -> None:
-    """Merge ``figures`` into ``bench/results.json``."""
-    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+def record(figures: dict[str, float], path: Path) -> None:
+    """Merge ``figures`` into the JSON file at ``path``."""
+    results = json.loads(path.read_text()) if path.exists() else {}
     results.update({name: round(value, 3) for name, value in figures.items()})
-    RESULTS.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
+    path.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
+
+
+GOALS: list[tuple[str, str, str, float]] = [
+    *(
+        (
+            f"{preset} {seats} seats actions/s vs OpenSpiel moves/s",
+            f"ratio.{preset}.{seats}.actions_vs_openspiel_moves",
+            ">=",
+            1.0,
+        )
+        for preset, seats in [("classic", 4), ("online", 4), ("ostfriesland", 4), ("colour", 4)]
+    ),
+    (
+        "colour rounds/s (cards first) vs RLCard UNO games/s",
+        "ratio.colour_rounds_vs_rlcard_uno_games.plays_first",
+        ">=",
+        3.0,
+    ),
+    *(
+        (
+            f"engine Act moves/s vs ceiling, c{c}",
+            f"ratio.engine_vs_ceiling.c{c}.throughput",
+            ">=",
+            0.8,
+        )
+        for c in (16, 64)
+    ),
+    *(
+        (f"engine Act p99 vs ceiling p99, c{c}", f"ratio.engine_vs_ceiling.c{c}.p99", "<=", 1.5)
+        for c in (16, 64)
+    ),
+    ("Redis bytes per 4-seat match, started", "engine.redis.bytes_per_4seat_match", "<=", 4096),
+    ("10,000 tickets seated, s (2 engines)", "matchmaking.with_engine.seat_all_s", "<=", 5.0),
+    ("rating applied/s vs openskill rate()/s", "ratio.rating_applied_vs_openskill_rate", ">=", 0.5),
+    ("gateway: live pages with a WebSocket held", "gateway.sessions.held", ">=", 1000),
+]
+"""(what, figure name, comparison, goal): the goals of the platform's figures."""
+
+
+def goal_table(figures: dict[str, float], saved: dict[str, float]) -> str:
+    """The goals with this run's figure beside each ('-' when its part did not run) and the
+    figure last saved in ``bench/results.json``."""
+    lines = [f"{'figure':52} {'saved':>10} {'this run':>10}  {'goal':10} met", "-" * 90]
+    for what, name, comparison, goal in GOALS:
+        before = f"{saved[name]:10,.2f}" if name in saved else f"{'-':>10}"
+        if name not in figures:
+            lines.append(f"{what:52} {before} {'-':>10}  {comparison} {goal:<7g}")
+            continue
+        value = figures[name]
+        met = value >= goal if comparison == ">=" else value <= goal
+        lines.append(
+            f"{what:52} {before} {value:10,.2f}  {comparison} {goal:<7g} {'yes' if met else 'NO'}"
+        )
+    return "\n".join(lines)
 
 
 def bench_rules(seconds: float) -> dict[str, float]:
@@ -87,12 +146,24 @@ def bench_references(seconds: float, figures: dict[str, float]) -> None:
         print(f"  OpenSpiel skipped: {missing}")
 
 
-PARTS = ("rules", "references", "engine", "bots", "rating", "matchmaking", "gateway")
+PARTS = (
+    "rules",
+    "references",
+    "engine",
+    "bots",
+    "rating",
+    "matchmaking",
+    "gateway",
+    "tournaments",
+)
 
 
 def main() -> None:
-    seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 3.0
-    parts = set(sys.argv[2:]) or set(PARTS)
+    args = sys.argv[1:]
+    save = "--save" in args
+    args = [arg for arg in args if arg != "--save"]
+    seconds = float(args[0]) if args else 3.0
+    parts = set(args[1:]) or set(PARTS)
     unknown = parts - set(PARTS)
     if unknown:
         sys.exit(f"unknown part(s) {', '.join(sorted(unknown))}: use {', '.join(PARTS)}")
@@ -112,8 +183,15 @@ def main() -> None:
         figures.update(bench_rating(seconds))
     if "matchmaking" in parts:
         figures.update(bench_matchmaking())
-    record(figures)
-    print(f"figures written to {RESULTS}")
+    if "tournaments" in parts:
+        figures.update(bench_tournaments())
+    saved = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    print(goal_table(figures, saved))
+    record(figures, LATEST)
+    print(f"figures written to {LATEST}")
+    if save:
+        record(figures, RESULTS)
+        print(f"and to {RESULTS}")
 
 
 if __name__ == "__main__":

@@ -8,8 +8,10 @@
   ends within a measurement). A client mirrors its match with the rules core (the deal seed comes
   from the server seed it chose and the empty nonces, as a fairness check does), so every call it
   makes is an Act: a card if one fits, else draw, accept or pass, else the first legal action.
-- Memory: Redis ``used_memory`` before and after starting 200 four-seat matches, per match; then
-  what a move adds (40 moves in each of 50 of them), and the keys of one match at both points.
+- Memory: Redis ``used_memory`` per live four-seat match at three points: 600 matches started
+  (enough that connection buffers and table growth do not blur the figure), then 50 of them after
+  40 moves and at their end (what playing added, per match, on top of a
+  started one); and the mean MEMORY USAGE of those 50 matches' keys at each point.
 
 Both servers run as processes of their own, the clients in this one, each client with a channel of
 its own; latency is client-side (call to answer). Ceiling and engine take turns in three slices
@@ -52,10 +54,11 @@ SECRET = "bench-secret-" + "x" * 32
 SERVICE_TOKEN = issue_service_token(SECRET.encode(), "bench")
 CONCURRENCY = (16, 64)
 PRESET, OPTIONS = "classic", {"target": "10000"}
-MEMORY_MATCHES = 200
+MEMORY_MATCHES = 600
 MEMORY_PLAYED = 50
 MEMORY_MOVES = 40
 MEMORY_CLIENTS = 10
+MATCH_MOVES_CAP = 5000
 WARMUP_SECONDS = 0.3
 SLICES = 3
 
@@ -297,58 +300,83 @@ async def redis_memory(client: redis.asyncio.Redis) -> int:
     return int(info["used_memory"])
 
 
-async def key_sizes(client: redis.asyncio.Redis, match_id: str) -> dict[str, int]:
-    """MEMORY USAGE of one match's keys: its hash, its event stream, its stored answers."""
-    key = f"match:{{{match_id}}}"
-    parts = {"hash": key, "events": f"{key}:events", "answers": f"{key}:requests"}
-    return {name: await client.memory_usage(k) or 0 for name, k in parts.items()}
+MATCH_KEYS = ("hash", "events", "answers", "answered", "published")
+
+
+async def key_sizes(client: redis.asyncio.Redis, match_ids: list[str]) -> dict[str, float]:
+    """Mean MEMORY USAGE (exact: every stream node counted) of the matches' keys: the hash, the
+    event stream, the kept answers, their order, the published marker."""
+    totals = dict.fromkeys(MATCH_KEYS, 0.0)
+    for match_id in match_ids:
+        key = f"match:{{{match_id}}}"
+        names = (key, f"{key}:events", f"{key}:requests", f"{key}:answered", f"{key}:published")
+        for part, name in zip(MATCH_KEYS, names, strict=True):
+            totals[part] += await client.memory_usage(name, samples=0) or 0
+    return {part: total / len(match_ids) for part, total in totals.items()}
+
+
+POINTS = ("started", f"after_{MEMORY_MOVES}_moves", "over")
 
 
 async def memory_per_match(address: str, client: redis.asyncio.Redis) -> dict[str, float]:
-    """used_memory per live 4-seat match (200 started), and what every move adds to it (40
-    moves in each of 50 of them)."""
+    """Redis memory per live 4-seat match at three points: started (600 matches, used_memory
+    delta), after 40 moves and at the end (50 of them played on: what they added, per match, on
+    top of a started one); and the mean MEMORY USAGE of those 50 matches' keys at each point."""
     channels = [grpc.aio.insecure_channel(address) for _ in range(MEMORY_CLIENTS)]
     try:
         clients = [EngineClient(channel) for channel in channels]
         for engine_client in clients:
             await engine_client.register(4)
         per_client = MEMORY_MATCHES // MEMORY_CLIENTS
+        played_tables = MEMORY_PLAYED // MEMORY_CLIENTS
 
         async def start(engine_client: EngineClient) -> list[Table]:
             return [await engine_client.new_table("classic", {}) for _ in range(per_client)]
 
+        async def play(engine_client: EngineClient, own: list[Table], moves: int) -> int:
+            made = 0
+            for table in own[:played_tables]:
+                for _ in range(moves):
+                    if table.mirror.phase == "over":
+                        break
+                    await engine_client.act(table)
+                    made += 1
+            return made
+
+        async def play_all(moves: int) -> int:
+            plays = (play(c, t, moves) for c, t in zip(clients, tables, strict=True))
+            return sum(await asyncio.gather(*plays))
+
         before = await redis_memory(client)
         tables = await asyncio.gather(*(start(c) for c in clients))
-        started = await redis_memory(client)
-        sample = tables[0][0]
-        at_start = await key_sizes(client, sample.match_id)
-        played_tables = MEMORY_PLAYED // MEMORY_CLIENTS
-
-        async def play(engine_client: EngineClient, own: list[Table]) -> int:
-            moves = 0
-            for table in own[:played_tables]:
-                for _ in range(MEMORY_MOVES):
-                    if table.mirror.phase != "over":
-                        await engine_client.act(table)
-                        moves += 1
-            return moves
-
-        moves = sum(
-            await asyncio.gather(*(play(c, t) for c, t in zip(clients, tables, strict=True)))
-        )
-        played = await redis_memory(client)
-        after_moves = await key_sizes(client, sample.match_id)
+        played = [table.match_id for own in tables for table in own[:played_tables]]
+        used = {"started": await redis_memory(client)}
+        sizes = {"started": await key_sizes(client, played)}
+        first_moves = await play_all(MEMORY_MOVES)
+        used[POINTS[1]] = await redis_memory(client)
+        sizes[POINTS[1]] = await key_sizes(client, played)
+        moves = first_moves + await play_all(MATCH_MOVES_CAP)
+        unfinished = sum(t.mirror.phase != "over" for own in tables for t in own[:played_tables])
+        if unfinished:
+            raise RuntimeError(f"{unfinished} matches not over after {MATCH_MOVES_CAP} moves")
+        used["over"] = await redis_memory(client)
+        sizes["over"] = await key_sizes(client, played)
     finally:
         for channel in channels:
             await channel.close()
+    started = (used["started"] - before) / (per_client * MEMORY_CLIENTS)
     figures = {
-        "bytes_per_4seat_match": (started - before) / (per_client * MEMORY_CLIENTS),
-        "bytes_per_move": (played - started) / moves,
+        "bytes_per_4seat_match": started,
+        "bytes_per_move": (used[POINTS[1]] - used["started"]) / first_moves,
+        "moves_per_match": moves / len(played),
     }
-    for name, size in at_start.items():
-        figures[f"sample_started.{name}_bytes"] = size
-    for name, size in after_moves.items():
-        figures[f"sample_after_{MEMORY_MOVES}_moves.{name}_bytes"] = size
+    for point in POINTS:
+        if point != "started":
+            figures[f"bytes_per_4seat_match.{point}"] = started + (
+                used[point] - used["started"]
+            ) / len(played)
+        for name, size in sizes[point].items():
+            figures[f"sample_{point}.{name}_bytes"] = size
     return figures
 
 
@@ -381,18 +409,22 @@ async def run(seconds: float, workdir: Path) -> dict[str, float]:
             memory = await memory_per_match(engine_address, client)
             for name, value in memory.items():
                 figures[f"engine.redis.{name}"] = value
-            start = "sample_started"
-            after = f"sample_after_{MEMORY_MOVES}_moves"
             print(
-                f"  Redis memory per live 4-seat match: {memory['bytes_per_4seat_match']:,.0f} B "
-                f"once started (goal <= 4096), then {memory['bytes_per_move']:,.0f} B per move\n"
-                f"    one match's keys started / after {MEMORY_MOVES} moves: "
-                + ", ".join(
-                    f"{name} {memory[f'{start}.{name}_bytes']:,.0f} / "
-                    f"{memory[f'{after}.{name}_bytes']:,.0f} B"
-                    for name in ("hash", "events", "answers")
-                )
+                "  Redis memory per live 4-seat match (goal <= 4096 B): "
+                f"{memory['bytes_per_4seat_match']:,.0f} B started, "
+                f"{memory[f'bytes_per_4seat_match.{POINTS[1]}']:,.0f} B after {MEMORY_MOVES} "
+                f"moves, {memory['bytes_per_4seat_match.over']:,.0f} B over "
+                f"({memory['moves_per_match']:.0f} moves); {memory['bytes_per_move']:,.0f} B/move"
             )
+            for point in POINTS:
+                print(
+                    f"    keys {point.replace('_', ' '):14} "
+                    + ", ".join(
+                        f"{name} {memory[f'sample_{point}.{name}_bytes']:,.0f}"
+                        for name in MATCH_KEYS
+                    )
+                    + " B"
+                )
 
             for concurrency in CONCURRENCY:
                 ceiling, engine = await compare(

@@ -1,7 +1,7 @@
 """Fixtures shared by every test folder."""
 
 import os
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 # The terminal-client tests fork (pexpect) from this process, which runs gRPC servers and clients.
 # gRPC's fork handlers then run in the child before it execs the client and can kill it; the
@@ -11,6 +11,8 @@ os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 import pytest
 
 from maumau.common.redis_server import EmbeddedRedis
+from maumau.engine.app import EngineApp
+from tests.support.engine import start_engine, stop_engine
 
 
 @pytest.fixture(scope="session")
@@ -22,3 +24,16 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedR
     """
     with EmbeddedRedis(tmp_path_factory.mktemp("redis")) as server:
         yield server
+
+
+@pytest.fixture
+async def engine(redis_server: EmbeddedRedis) -> AsyncIterator[EngineApp]:
+    """An engine replica on 127.0.0.1:0 over the shared Redis; its bots move at once."""
+    app, client = await start_engine(redis_server.url)
+    yield app
+    await stop_engine(app, client)
+
+
+@pytest.fixture
+def address(engine: EngineApp) -> str:
+    return f"127.0.0.1:{engine.port}"

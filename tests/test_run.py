@@ -36,7 +36,7 @@ def alive(pid: int) -> bool:
 
 
 def wait_serving(
-    address: str, process: subprocess.Popen[bytes], out: Path, timeout: float = 60
+    address: str, process: subprocess.Popen[bytes], out: Path, timeout: float = 150
 ) -> None:
     """Until the service answers SERVING and run.py printed its banner."""
     deadline = time.monotonic() + timeout
@@ -120,7 +120,7 @@ def test_run_serves_the_engine_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> No
         assert (tmp_path / "data" / "redis" / "appendonly.aof").exists()
 
         process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=15) == 0
+        assert process.wait(timeout=60) == 0  # seven services stop one after another
     finally:
         left = reap(process, started)
     assert not left, f"processes left running: {left}"

@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import grpc
@@ -47,6 +48,7 @@ from maumau.engine.settings import Settings as EngineSettings
 from maumau.gateway.settings import GatewaySettings
 from maumau.matchmaking.settings import Settings as MatchmakingSettings
 from maumau.rating.settings import Settings as RatingSettings
+from maumau.tournaments.settings import Settings as TournamentsSettings
 
 START_TIMEOUT_SECONDS = 60.0
 KILL_MARGIN_SECONDS = 5.0
@@ -72,6 +74,7 @@ SERVICES: tuple[Service, ...] = (
     Service("engine", "maumau.engine", ("maumau.v1.Engine", "maumau.v1.Players"), EngineSettings),
     Service("matchmaking", "maumau.matchmaking", ("maumau.v1.Matchmaking",), MatchmakingSettings),
     Service("rating", "maumau.rating", ("maumau.v1.Rating",), RatingSettings),
+    Service("tournaments", "maumau.tournaments", ("maumau.v1.Tournaments",), TournamentsSettings),
     Service("gateway", "maumau.gateway", ("the web client",), GatewaySettings, web=True),
 )
 
@@ -219,7 +222,7 @@ def wait_serving(running: Running, stop: StopSignals) -> None:
     deadline = time.monotonic() + START_TIMEOUT_SECONDS
     request = health_pb2.HealthCheckRequest(service="")
     with grpc.insecure_channel(running.address) as channel:
-        health = health_pb2_grpc.HealthStub(channel)
+        health: Any = health_pb2_grpc.HealthStub(channel)  # its stub types omit the methods
 
         def serving() -> bool:
             if running.service.web:
@@ -354,10 +357,11 @@ def run(stop: StopSignals) -> int:
                 }
                 bots, engine = configs["bots"], configs["engine"]
                 env.setdefault("MAUMAU_BOTS_ADDRESS", f"{connect_host(bots.host)}:{bots.port}")
-                env.setdefault(
-                    "MAUMAU_MATCHMAKING_ENGINE_ADDRESS",
-                    f"{connect_host(engine.host)}:{engine.port}",
-                )
+                for client in ("MATCHMAKING", "TOURNAMENTS"):
+                    env.setdefault(
+                        f"MAUMAU_{client}_ENGINE_ADDRESS",
+                        f"{connect_host(engine.host)}:{engine.port}",
+                    )
                 for upstream in ("engine", "matchmaking", "bots", "rating"):
                     config = configs[upstream]
                     env.setdefault(

@@ -4,6 +4,7 @@ every service and by the Python SDK."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any, cast
 
 from maumau.rules import (
     ACCEPT,
@@ -30,7 +31,7 @@ from maumau.rules.ruleset import format_option_value, parse_option_value
 from maumau.v1 import bots_pb2 as bots_pb
 from maumau.v1 import game_pb2 as pb
 
-_SIMPLE = {"draw": DRAW, "pass": PASS, "accept": ACCEPT, "challenge": CHALLENGE}
+_SIMPLE: dict[str, Action] = {"draw": DRAW, "pass": PASS, "accept": ACCEPT, "challenge": CHALLENGE}
 _SUITS = FRENCH_SUITS + COLOURS
 
 
@@ -98,7 +99,8 @@ def action_to_pb(action: Action) -> pb.Action:
             return pb.Action(call=word, text=action.text)
         case NameSuit(suit):
             return pb.Action(name_suit=suit, text=action.text)
-    return pb.Action(**{action.text: pb.Empty()}, text=action.text)
+    simple: dict[str, Any] = {action.text: pb.Empty()}
+    return pb.Action(**simple, text=action.text)
 
 
 def event_to_pb(event: ev.Event) -> pb.Event:
@@ -224,7 +226,7 @@ def view_from_pb(message: pb.View) -> View:
         round_wins=tuple(message.round_wins),
         teams=message.teams,
         legal=tuple(map(action_from_pb, message.legal)),
-        outcome=Outcome(tuple(outcome.winners), outcome.reason) if outcome else None,
+        outcome=Outcome(tuple(outcome.winners), cast(Any, outcome.reason)) if outcome else None,
     )
 
 
@@ -238,7 +240,7 @@ def reasons_from_pb(messages: Iterable[bots_pb.Reason]) -> tuple[Reason, ...]:
     return tuple(Reason.of(m.code, **dict(m.params)) for m in messages)
 
 
-def bot_level_to_pb(level: str) -> pb.BotLevel.ValueType:
+def bot_level_to_pb(level: str) -> pb.BotLevel:
     """The enum value of a bot level's name ("strong"); "" is BOT_LEVEL_UNSPECIFIED;
     ValueError names the levels for any other text.
 
@@ -248,8 +250,7 @@ def bot_level_to_pb(level: str) -> pb.BotLevel.ValueType:
     if not level:
         return pb.BOT_LEVEL_UNSPECIFIED
     try:
-        value: int = pb.BotLevel.Value(f"BOT_LEVEL_{level.upper()}")
-        return value
+        return cast(pb.BotLevel, pb.BotLevel.Value(f"BOT_LEVEL_{level.upper()}"))
     except ValueError:
         raise ValueError(f"no bot level {level!r}: choose one of {', '.join(BOT_LEVELS)}") from None
 

@@ -18,7 +18,7 @@ from maumau.engine.settings import Settings
 from maumau_sdk import Platform
 from tests.clients.platform import ROOT
 from tests.clients.test_sdk import choose
-from tests.engine.conftest import start_engine_with
+from tests.support.engine import start_engine
 
 EXAMPLE = ROOT / "clients" / "python" / "examples" / "bot_server.py"
 
@@ -52,7 +52,7 @@ async def test_the_example_bot_plays_every_strong_seat_of_a_match(
     monkeypatch.setenv("MAUMAU_ENGINE_BOT_DELAY_MS", "0")
     settings = Settings().engine()
     assert settings.bot_addresses["strong"] == address
-    engine, client = await start_engine_with(redis_server.url, settings)
+    engine, client = await start_engine(redis_server.url, settings)
     before = fallbacks()
     try:
         async with Platform.connect(f"127.0.0.1:{engine.port}") as platform:

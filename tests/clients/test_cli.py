@@ -18,7 +18,7 @@ import pytest
 from maumau.bots.app import BotsApp
 from maumau.common.redis_server import free_port
 from maumau.rules.cards import french_deck
-from tests.engine.conftest import engine_config
+from tests.support.engine import engine_config
 
 ROOT = Path(__file__).parents[2]
 

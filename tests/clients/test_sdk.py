@@ -26,7 +26,7 @@ from maumau_sdk import (
     event_from_pb,
     verify_match,
 )
-from tests.clients.conftest import start_engine
+from tests.support.engine import start_engine
 
 EXAMPLE = Path(__file__).parents[2] / "clients" / "python" / "examples" / "random_bot.py"
 
@@ -144,13 +144,13 @@ async def test_events_and_actions_survive_an_engine_replica_restart(redis_server
     """State lives in Redis: a replica going away mid-match loses nothing, the SDK reconnects to
     the next one on the same address, resumes its stream and goes on acting."""
     port = free_port()
-    replicas = [(await start_engine(redis_server.url, port))]
+    replicas = [(await start_engine(redis_server.url, port=port))]
 
     async def restart() -> None:
         app, client = replicas[-1]
         await app.stop(0)
         await client.aclose()
-        replicas.append(await start_engine(redis_server.url, port))
+        replicas.append(await start_engine(redis_server.url, port=port))
 
     rng, turns = random.Random(5), 0
 

@@ -20,8 +20,10 @@ from maumau.common.settings import (
     markdown_table,
 )
 from maumau.engine.settings import Settings as EngineSettings
+from maumau.gateway.settings import GatewaySettings
 from maumau.matchmaking.settings import Settings as MatchmakingSettings
 from maumau.rating.settings import Settings as RatingSettings
+from maumau.tournaments.settings import Settings as TournamentsSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICES: dict[str, type[ServiceSettings]] = {
@@ -29,6 +31,7 @@ SERVICES: dict[str, type[ServiceSettings]] = {
     "bots": BotsSettings,
     "matchmaking": MatchmakingSettings,
     "rating": RatingSettings,
+    "tournaments": TournamentsSettings,
 }
 
 
@@ -221,6 +224,6 @@ def test_unset_token_secret_falls_back_to_the_dev_secret_with_a_warning(
 
 def test_the_readme_lists_every_variable_as_the_settings_classes_declare_them() -> None:
     """README.md's table of variables is generated: paste this table there when it fails."""
-    table = markdown_table(list(SERVICES.values()))
+    table = markdown_table([*SERVICES.values(), GatewaySettings])
     readme = (ROOT / "README.md").read_text()
     assert table in readme, f"README.md must hold this table of variables:\n\n{table}\n"

@@ -15,12 +15,11 @@ import pytest
 from maumau import fairness
 from maumau.rules import Match, Ruleset
 from maumau.v1 import engine_pb2, game_pb2
-from tests.engine.conftest import SECRET
-from tests.engine.support import (
+from tests.support.engine import (
+    SECRET,
     Client,
     Follower,
     acting,
-    auth,
     cancel_all,
     close_all,
     due_client,
@@ -34,6 +33,7 @@ from tests.engine.support import (
     start_match,
     stored_match,
 )
+from tests.support.rpc import auth
 
 ONE_ROUND = {
     "classic": {"target": "0"},

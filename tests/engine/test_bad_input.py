@@ -22,14 +22,8 @@ from maumau.common.tokens import issue_seat_token
 from maumau.engine.store import MatchStore
 from maumau.rules import Match
 from maumau.v1 import engine_pb2, game_pb2, players_pb2, players_pb2_grpc
-from tests.engine.support import (
-    Client,
-    auth,
-    close_all,
-    seated_table,
-    snapshot,
-    stored_match,
-)
+from tests.support.engine import Client, close_all, seated_table, snapshot, stored_match
+from tests.support.rpc import auth
 
 Code = grpc.StatusCode
 Call = Callable[[], Awaitable[object]]

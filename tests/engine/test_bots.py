@@ -12,8 +12,8 @@ from maumau.engine.matches import EngineSettings
 from maumau.engine.store import MatchStore
 from maumau.rules import Match
 from maumau.v1 import bots_pb2_grpc, engine_pb2, engine_pb2_grpc, game_pb2
-from tests.engine.conftest import SECRET, start_engine_with
-from tests.engine.support import auth, service_token
+from tests.support.engine import SECRET, service_token, start_engine
+from tests.support.rpc import auth
 
 BOTS = {
     0: game_pb2.BOT_LEVEL_HEURISTIC,
@@ -73,7 +73,7 @@ async def test_every_view_a_bot_gets_is_exactly_its_seats_view(redis_server):
     settings = EngineSettings(
         bot_delay_seconds=0, bot_addresses={"": f"127.0.0.1:{bots.port}"}, bot_budget_ms=5
     )
-    app, client = await start_engine_with(redis_server.url, settings)
+    app, client = await start_engine(redis_server.url, settings)
     stores.append(MatchStore(client))
     try:
         for preset in ("classic", "colour"):
@@ -94,7 +94,7 @@ async def test_every_view_a_bot_gets_is_exactly_its_seats_view(redis_server):
 async def test_a_dead_bots_service_never_stalls_a_match(redis_server):
     """If the bot service is down, the engine moves bot seats itself."""
     settings = EngineSettings(bot_delay_seconds=0, bot_addresses={"": "127.0.0.1:1"})
-    app, client = await start_engine_with(redis_server.url, settings)
+    app, client = await start_engine(redis_server.url, settings)
     try:
         final = await play_bot_match(app.port, MatchStore(client), "online")
         assert final.outcome is not None

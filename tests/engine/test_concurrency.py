@@ -20,13 +20,11 @@ from maumau.engine.store import ACTIVE, RESULTS, MatchStore
 from maumau.rules import Match
 from maumau.rules.errors import MESSAGES
 from maumau.v1 import engine_pb2, game_pb2
-from tests.engine.support import (
+from tests.support.engine import (
     Client,
     acted,
-    auth,
     close_all,
     due,
-    eventually,
     follow,
     kinds,
     pick,
@@ -35,6 +33,8 @@ from tests.engine.support import (
     stored_version,
     twin,
 )
+from tests.support.polling import eventually
+from tests.support.rpc import auth
 
 # Every refusal the rules core can give, as a pattern of its English message.
 REFUSALS = [

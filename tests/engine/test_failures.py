@@ -9,17 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import random
-import subprocess
-import sys
 import time
 from pathlib import Path
+from subprocess import Popen
 
 import grpc
 import pytest
 import redis.asyncio
-from grpc_health.v1 import health_pb2
 
 from maumau import fairness, wire
 from maumau.common.redis_server import EmbeddedRedis, free_port
@@ -27,29 +24,27 @@ from maumau.engine.matches import due_seat
 from maumau.engine.store import DEADLINES, MatchStore
 from maumau.rules import DRAW, Match, Ruleset
 from maumau.v1 import engine_pb2, game_pb2
-from tests.engine.conftest import SECRET, start_engine
-from tests.engine.support import (
+from tests.support.engine import (
+    SECRET,
     Client,
     acted,
     acting,
     assert_acknowledged_in_stream,
-    auth,
     close_all,
-    eventually,
     follow,
-    health,
     kinds,
     pick,
     play_until,
     service_token,
+    start_engine,
     stored_events,
     stored_version,
     twin,
 )
+from tests.support.polling import eventually
+from tests.support.processes import kill_if_running, spawn, until_serving
+from tests.support.rpc import NOT_SERVING, auth, reports, serving
 
-ROOT = Path(__file__).resolve().parents[2]
-SERVING = health_pb2.HealthCheckResponse.SERVING
-NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 LEASE = 1.0
 """The deadline lease of the engine process that gets killed, in seconds."""
 
@@ -116,10 +111,9 @@ class ReplyTrap:
         writer.close()
 
 
-def spawn_engine(port: int, redis_url: str, log: Path, lease_seconds: float) -> subprocess.Popen:
+def spawn_engine(port: int, redis_url: str, log: Path, lease_seconds: float) -> Popen[bytes]:
     """``python -m maumau.engine`` as it runs in production, configured from the environment."""
     env = {
-        **os.environ,
         "MAUMAU_ENGINE_HOST": "127.0.0.1",
         "MAUMAU_ENGINE_PORT": str(port),
         "MAUMAU_ENGINE_METRICS_PORT": "0",
@@ -128,19 +122,7 @@ def spawn_engine(port: int, redis_url: str, log: Path, lease_seconds: float) -> 
         "MAUMAU_TOKEN_SECRET": SECRET.decode(),
         "REDIS_URL": redis_url,
     }
-    with log.open("wb") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", "maumau.engine"],
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-
-
-async def serving(address: str) -> bool:
-    return await health(address) == SERVING
+    return spawn("maumau.engine", env, log)
 
 
 async def test_a_replica_killed_mid_match_leaves_the_match_and_its_bot_to_another(
@@ -154,13 +136,14 @@ async def test_a_replica_killed_mid_match_leaves_the_match_and_its_bot_to_anothe
     acknowledged move once, in order."""
     trap = ReplyTrap(redis_server.port)
     port = free_port()
-    process = spawn_engine(port, await trap.start(), tmp_path / "engine.log", LEASE)
+    log = tmp_path / "engine.log"
+    process = spawn_engine(port, await trap.start(), log, LEASE)
     address = f"127.0.0.1:{port}"
     clients: list[Client] = []
     direct = redis_client(redis_server)
     survivor, survivor_client = None, None
     try:
-        await eventually(lambda: serving(address), 30, "the engine process to serve")
+        await until_serving(process, address, log)
         clients = [await Client.register(address, f"player {i}") for i in range(2)]
         match = await clients[0].create(
             "classic", 3, bots={2: game_pb2.BOT_LEVEL_RANDOM}, options={"target": "50"}
@@ -228,9 +211,7 @@ async def test_a_replica_killed_mid_match_leaves_the_match_and_its_bot_to_anothe
             survivor_client, match_id
         )
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=10)
+        kill_if_running(process)
         await trap.close()
         if survivor is not None:
             await survivor.stop(0)
@@ -282,7 +263,7 @@ async def test_redis_restarted_mid_match_keeps_every_acknowledged_move(tmp_path)
 
         await asyncio.to_thread(server.stop)  # SHUTDOWN: flushes the append-only file
         await eventually(
-            lambda: _status_is(address, NOT_SERVING), 10, "health NOT_SERVING without Redis"
+            lambda: reports(address, NOT_SERVING), 10, "health NOT_SERVING without Redis"
         )
         with pytest.raises(grpc.aio.AioRpcError) as refused:  # refused, so never acknowledged
             await asyncio.wait_for(
@@ -321,10 +302,6 @@ async def test_redis_restarted_mid_match_keeps_every_acknowledged_move(tmp_path)
         await app.stop(0)
         await client.aclose()
         await asyncio.to_thread(server.stop)
-
-
-async def _status_is(address: str, status: int) -> bool:
-    return await health(address) == status
 
 
 async def test_a_silent_seat_times_out_then_a_bot_plays_it(address, redis_server):

@@ -8,14 +8,8 @@ import pytest
 from maumau import fairness
 from maumau.rules import Match, Ruleset
 from maumau.v1 import engine_pb2, game_pb2
-from tests.engine.support import (
-    Client,
-    acting,
-    auth,
-    close_all,
-    play_to_the_end,
-    register_all,
-)
+from tests.support.engine import Client, acting, close_all, play_to_the_end, register_all
+from tests.support.rpc import auth
 
 SHORT = {
     "classic": {"target": "30"},
@@ -102,24 +96,65 @@ async def test_a_repeated_request_id_returns_the_first_answer_and_changes_nothin
 
 
 async def test_only_the_latest_answers_are_kept_for_retries(redis_server):
-    """A long match does not grow without bound: the store keeps the latest KEPT_ANSWERS
-    answers for retried request ids and forgets older ones."""
+    """A long match does not grow without bound: the store keeps the latest
+    KEPT_ANSWERS_PER_SEAT answers per seat (of a 2-seat match here) for retried request ids
+    and forgets older ones."""
     import redis.asyncio
 
-    from maumau.engine.store import KEPT_ANSWERS, MatchRecord, MatchStore, match_key
+    from maumau.engine.store import KEPT_ANSWERS_PER_SEAT, MatchRecord, MatchStore, match_key
 
     client = redis.asyncio.Redis.from_url(redis_server.url)
     store = MatchStore(client)
     record = MatchRecord("kept-answers", "online", 2, False, 0, 3, False, "c", "s")
+    kept = KEPT_ANSWERS_PER_SEAT * record.seats
     assert (await store.commit(record.match_id, None, record, b"", [])).status == "ok"
-    for version in range(1, KEPT_ANSWERS + 11):
+    for version in range(1, kept + 11):
         committed = await store.commit(
             record.match_id, version, record, b"", [], f"0:request {version}", b"answer"
         )
         assert committed.status == "ok"
     key = f"{match_key(record.match_id)}:requests"
-    assert await client.hlen(key) == KEPT_ANSWERS
-    assert (await store.load_with_answer(record.match_id, "0:request 1"))[1] is None
-    latest = f"0:request {KEPT_ANSWERS + 10}"
-    assert (await store.load_with_answer(record.match_id, latest))[1] == b"answer"
+    assert await client.hlen(key) == kept
+    assert (await store.load_with_answer(record.match_id, "0:request 10"))[1] is None
+    for version in range(11, kept + 11):
+        answer = (await store.load_with_answer(record.match_id, f"0:request {version}"))[1]
+        assert answer == b"answer"
     await client.aclose()
+
+
+async def test_a_new_match_event_stream_reserves_no_large_node(redis_server):
+    """The embedded Redis keeps stream nodes small: a match's first events do not cost the 4 KiB
+    node Redis reserves by default (the largest part of a new match's memory)."""
+    import redis.asyncio
+
+    from maumau.engine.store import MatchRecord, MatchStore, match_key
+
+    client = redis.asyncio.Redis.from_url(redis_server.url)
+    store = MatchStore(client)
+    record = MatchRecord("small-stream", "online", 4, False, 0, 3, False, "c", "s")
+    events = [b"e" * 60 for _ in range(5)]
+    assert (await store.commit(record.match_id, None, record, b"", events)).status == "ok"
+    size = await client.memory_usage(f"{match_key(record.match_id)}:events", samples=0)
+    assert size is not None and 300 < size < 1500, size
+    await client.aclose()
+
+
+async def test_a_match_that_starts_by_itself_deals_in_the_commit_that_takes_its_last_seat(
+    address,
+):
+    """One transaction seats the last player and deals: the answer already shows the match
+    playing, and no replica is left to start it afterwards."""
+    clients = await register_all(address, 3)
+    try:
+        alone = await clients[0].create("classic", 2, bots={1: game_pb2.BOT_LEVEL_RANDOM}, auto_start=True)
+        assert (alone.status, alone.version) == ("playing", 1)
+        match = await clients[1].create("online", 2, auto_start=True)
+        assert (match.status, match.version) == ("lobby", 1)
+        joined = await clients[2].engine.JoinMatch(
+            engine_pb2.JoinMatchRequest(match_id=match.match_id, seat=-1),
+            metadata=auth(clients[2].token),
+        )
+        assert (joined.match.status, joined.match.version) == ("playing", 2)
+        assert list(joined.match.nonces) == ["", ""]
+    finally:
+        await close_all(clients)

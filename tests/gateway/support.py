@@ -20,8 +20,8 @@ from maumau.gateway.settings import GatewaySettings
 from maumau.matchmaking.app import MatchmakingApp
 from maumau.rating.app import RatingApp
 from maumau.rating.settings import Settings as RatingSettings
-from tests.engine.conftest import SECRET, engine_config
 from tests.matchmaking.support import fast
+from tests.support.engine import SECRET, engine_config
 
 
 def config() -> ServiceConfig:

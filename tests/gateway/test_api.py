@@ -12,8 +12,8 @@ import aiohttp
 import pytest
 
 from maumau.common.tokens import verify_seat_token
-from tests.engine.conftest import SECRET
 from tests.gateway.support import Gateway, Platform, start_gateway
+from tests.support.engine import SECRET
 
 
 async def client(gateway: Gateway, name: str = "Ada") -> aiohttp.ClientSession:
@@ -115,15 +115,16 @@ async def test_a_refused_move_comes_in_the_page_language_with_the_rules_code(
 async def test_a_move_out_of_turn_is_failed_precondition_in_english(
     ada: aiohttp.ClientSession,
 ) -> None:
-    match_id = await play(ada)
-    async with ada.get(f"/api/matches/{match_id}/view") as response:
-        view = await response.json()
-    # Any card of the hand, played when it is not this seat's turn or does not fit.
-    moves = [a["text"] for a in view["legal"]]
-    card = next(c for c in view["hand"] if c not in moves)
-    async with ada.post(
-        f"/api/matches/{match_id}/act", json={"request_id": "x", "action": card}
-    ) as response:
+    for _ in range(20):  # a deal where some card of the hand may not be played now
+        match_id = await play(ada)
+        async with ada.get(f"/api/matches/{match_id}/view") as response:
+            view = await response.json()
+        playable = {a["play"]["card"] for a in view["legal"] if "play" in a}
+        refused = [card for card in view["hand"] if card not in playable]
+        if refused:
+            break
+    body = {"request_id": "x", "action": refused[0]}
+    async with ada.post(f"/api/matches/{match_id}/act", json=body) as response:
         answer = await response.json()
     assert response.status == 409
     assert answer["error"]["status"] == "FAILED_PRECONDITION"

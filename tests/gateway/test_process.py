@@ -13,8 +13,8 @@ from pathlib import Path
 import aiohttp
 
 from maumau.common.redis_server import free_port
-from tests.engine.conftest import SECRET
 from tests.gateway.support import Platform
+from tests.support.engine import SECRET
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,6 +1,7 @@
-"""A real engine and matchmaker replicas on 127.0.0.1:0 over the shared real redis-server."""
+"""Matchmaker replicas on 127.0.0.1:0 on a real engine (the ``engine`` fixture of
+tests/conftest.py), over the shared real redis-server."""
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio
@@ -9,10 +10,7 @@ from maumau.common.redis_server import EmbeddedRedis
 from maumau.engine.app import EngineApp
 from maumau.matchmaking.app import MatchmakingApp
 from maumau.matchmaking.worker import Hooks
-from tests.engine.conftest import start_engine
-from tests.matchmaking.support import clear_matchmaking, start_matchmaker
-
-StartMatchmaker = Callable[..., Awaitable[MatchmakingApp]]
+from tests.matchmaking.support import StartMatchmaker, clear_matchmaking, start_matchmaker
 
 
 @pytest.fixture
@@ -21,14 +19,6 @@ async def redis_client(redis_server: EmbeddedRedis) -> AsyncIterator[redis.async
     client = redis.asyncio.Redis.from_url(redis_server.url)
     await clear_matchmaking(client)
     yield client
-    await client.aclose()
-
-
-@pytest.fixture
-async def engine(redis_server: EmbeddedRedis) -> AsyncIterator[EngineApp]:
-    app, client = await start_engine(redis_server.url)
-    yield app
-    await app.stop(0)
     await client.aclose()
 
 

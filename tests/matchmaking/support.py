@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TypeVar
 
 import grpc
 import redis.asyncio
@@ -17,9 +14,11 @@ from maumau.matchmaking.app import MatchmakingApp
 from maumau.matchmaking.settings import Settings
 from maumau.matchmaking.worker import Hooks
 from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2, matchmaking_pb2, matchmaking_pb2_grpc
-from tests.engine.conftest import SECRET
+from tests.support.engine import SECRET
+from tests.support.rpc import auth
 
-T = TypeVar("T")
+StartMatchmaker = Callable[..., Awaitable[MatchmakingApp]]
+"""What the ``matchmakers`` fixture gives: start a replica with hooks and changed settings."""
 FINAL = ("seated", "cancelled", "expired")
 
 
@@ -53,10 +52,6 @@ async def clear_matchmaking(client: redis.asyncio.Redis) -> None:
         keys = [key async for key in client.scan_iter(match=pattern, count=1000)]
         for start in range(0, len(keys), 500):
             await client.delete(*keys[start : start + 500])
-
-
-def auth(token: str) -> tuple[tuple[str, str], ...]:
-    return (("authorization", f"Bearer {token}"),)
 
 
 def ruleset(text: str) -> game_pb2.Ruleset:
@@ -137,18 +132,3 @@ class Engine:
 
     async def close(self) -> None:
         await self.channel.close()
-
-
-async def eventually(
-    probe: Callable[[], Awaitable[T | None]], timeout: float, what: str, interval: float = 0.02
-) -> T:
-    """Poll ``probe`` until it returns something other than None or False, for at most
-    ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = await probe()
-        if result is not None and result is not False:
-            return result
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {timeout} s waiting for {what}")
-        await asyncio.sleep(interval)

@@ -11,8 +11,8 @@ from prometheus_client import REGISTRY
 from maumau.engine.app import EngineApp
 from maumau.matchmaking.queue import Formation
 from maumau.matchmaking.worker import Hooks
-from tests.matchmaking.conftest import StartMatchmaker
-from tests.matchmaking.support import Engine, Player, eventually
+from tests.matchmaking.support import Engine, Player, StartMatchmaker
+from tests.support.polling import eventually
 
 LEASE = 0.5
 

@@ -20,8 +20,7 @@ from maumau.matchmaking.queue import Formation
 from maumau.matchmaking.ratings import rating_key
 from maumau.matchmaking.worker import Hooks
 from maumau.v1 import matchmaking_pb2
-from tests.matchmaking.conftest import StartMatchmaker
-from tests.matchmaking.support import Engine, Player
+from tests.matchmaking.support import Engine, Player, StartMatchmaker
 
 TICKETS = 1000
 SINGLES, PAIRS = 400, 50  # 400 + 2 * 50 = 500 players

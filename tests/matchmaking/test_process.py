@@ -3,27 +3,20 @@ service"): configuration from the environment, health, reflection, metrics, SIGT
 
 from __future__ import annotations
 
-import asyncio
-import os
 import signal
-import subprocess
-import sys
-import time
 import urllib.request
 from pathlib import Path
+from subprocess import Popen
 
 import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from maumau.common.redis_server import EmbeddedRedis, free_port
+from tests.support.processes import kill_if_running, spawn, until_serving
 
-ROOT = Path(__file__).resolve().parents[2]
 
-
-def start(redis_server: EmbeddedRedis, port: int, **extra: str) -> subprocess.Popen[bytes]:
+def start(redis_server: EmbeddedRedis, port: int, log: Path, **extra: str) -> Popen[bytes]:
     env = {
-        **os.environ,
         "REDIS_URL": redis_server.url,
         "MAUMAU_TOKEN_SECRET": "process test secret",
         "MAUMAU_MATCHMAKING_PORT": str(port),
@@ -31,36 +24,18 @@ def start(redis_server: EmbeddedRedis, port: int, **extra: str) -> subprocess.Po
         "MAUMAU_MATCHMAKING_GRACE_SECONDS": "2",
         **extra,
     }
-    return subprocess.Popen(
-        [sys.executable, "-m", "maumau.matchmaking"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
+    return spawn("maumau.matchmaking", env, log)
 
 
 async def test_the_service_process_serves_health_reflection_metrics_and_stops_on_sigterm(
-    redis_server: EmbeddedRedis,
+    redis_server: EmbeddedRedis, tmp_path: Path
 ) -> None:
     port, metrics_port = free_port(), free_port()
-    process = start(redis_server, port, metrics_port=str(metrics_port))
+    log = tmp_path / "matchmaking.log"
+    process = start(redis_server, port, log, metrics_port=str(metrics_port))
     try:
+        await until_serving(process, f"127.0.0.1:{port}", log, "maumau.v1.Matchmaking")
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            health = health_pb2_grpc.HealthStub(channel)
-            deadline = time.monotonic() + 20
-            while True:
-                try:
-                    reply = await health.Check(
-                        health_pb2.HealthCheckRequest(service="maumau.v1.Matchmaking"), timeout=1
-                    )
-                    if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                        break
-                except grpc.aio.AioRpcError:
-                    pass
-                assert time.monotonic() < deadline, "the matchmaker did not come up"
-                assert process.poll() is None, process.stdout.read().decode()  # type: ignore[union-attr]
-                await asyncio.sleep(0.1)
             stub = reflection_pb2_grpc.ServerReflectionStub(channel)
             call = stub.ServerReflectionInfo()
             await call.write(reflection_pb2.ServerReflectionRequest(list_services=""))
@@ -75,13 +50,13 @@ async def test_the_service_process_serves_health_reflection_metrics_and_stops_on
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=10) == 0
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        kill_if_running(process)
 
 
-def test_an_unusable_setting_stops_the_process_at_start(redis_server: EmbeddedRedis) -> None:
-    process = start(redis_server, free_port(), MAUMAU_MATCHMAKING_BOT_LEVEL="genius")
-    output, _ = process.communicate(timeout=20)
-    assert process.returncode == 2
-    assert b"MAUMAU_MATCHMAKING_BOT_LEVEL" in output
+def test_an_unusable_setting_stops_the_process_at_start(
+    redis_server: EmbeddedRedis, tmp_path: Path
+) -> None:
+    log = tmp_path / "matchmaking.log"
+    process = start(redis_server, free_port(), log, MAUMAU_MATCHMAKING_BOT_LEVEL="genius")
+    assert process.wait(timeout=20) == 2
+    assert "MAUMAU_MATCHMAKING_BOT_LEVEL" in log.read_text()

@@ -12,8 +12,9 @@ from prometheus_client import REGISTRY
 from maumau.common.errors import ERROR_CODE_KEY, ERROR_PARAMS_KEY
 from maumau.engine.app import EngineApp
 from maumau.v1 import engine_pb2, game_pb2
-from tests.matchmaking.conftest import StartMatchmaker
-from tests.matchmaking.support import Engine, Player, auth, eventually
+from tests.matchmaking.support import Engine, Player, StartMatchmaker
+from tests.support.polling import eventually
+from tests.support.rpc import auth
 
 
 def address_of(app: object) -> str:

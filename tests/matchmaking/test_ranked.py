@@ -9,8 +9,7 @@ import random
 import redis.asyncio
 
 from maumau.matchmaking.ratings import rating_key
-from tests.matchmaking.conftest import StartMatchmaker
-from tests.matchmaking.support import Player
+from tests.matchmaking.support import Player, StartMatchmaker
 
 
 def window(waited: float, base: float, widen: float, cap: float) -> float:

@@ -22,9 +22,10 @@ from maumau.v1 import (
     players_pb2,
     players_pb2_grpc,
 )
-from tests.engine.support import Client, play_to_the_end
-from tests.matchmaking.conftest import StartMatchmaker
-from tests.matchmaking.support import auth, eventually, ruleset
+from tests.matchmaking.support import StartMatchmaker, ruleset
+from tests.support.engine import Client, play_to_the_end
+from tests.support.polling import eventually
+from tests.support.rpc import auth
 
 
 class Member:

@@ -9,9 +9,7 @@ import redis.asyncio
 
 from maumau.common.config import ServiceConfig
 from maumau.common.redis_server import EmbeddedRedis
-from maumau.common.streams import ConsumerSettings
 from maumau.rating.app import RatingApp
-from maumau.rating.consumer import ResultsConsumer
 from maumau.rating.settings import Settings
 from maumau.rating.store import RatingStore
 
@@ -38,14 +36,6 @@ def stream(tag: str) -> str:
 @pytest.fixture
 def store(client: redis.asyncio.Redis, tag: str) -> RatingStore:
     return RatingStore(client, tag)
-
-
-def consumer(
-    client: redis.asyncio.Redis, store: RatingStore, stream: str, name: str, **options: object
-) -> ResultsConsumer:
-    """A consumer of ``stream`` that polls briskly, as a test wants."""
-    settings = ConsumerSettings(**{"batch": 50, "block_seconds": 0.05, **options, "consumer": name})  # type: ignore[arg-type]
-    return ResultsConsumer(client, store, settings, stream=stream)
 
 
 @pytest.fixture

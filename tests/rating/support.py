@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
 import redis.asyncio
 
 from maumau.common.results import result_entry
+from maumau.common.streams import ConsumerSettings
 from maumau.rating.consumer import ResultsConsumer
 from maumau.rating.ladder import Result
 from maumau.rating.store import RatingStore
@@ -87,18 +86,12 @@ async def publish(
         await pipe.execute()
 
 
-async def eventually(
-    probe: Callable[[], Awaitable[T | None]], timeout: float, what: str, interval: float = 0.02
-) -> T:
-    """Poll ``probe`` until it returns something truthy, for at most ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = await probe()
-        if found:
-            return found
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {timeout} s waiting for {what}")
-        await asyncio.sleep(interval)
+def consumer(
+    client: redis.asyncio.Redis, store: RatingStore, stream: str, name: str, **options: object
+) -> ResultsConsumer:
+    """A consumer of ``stream`` that polls briskly, as a test wants."""
+    settings = ConsumerSettings(**{"batch": 50, "block_seconds": 0.05, **options, "consumer": name})  # type: ignore[arg-type]
+    return ResultsConsumer(client, store, settings, stream=stream)
 
 
 async def drained(consumer: ResultsConsumer) -> bool:

@@ -22,8 +22,8 @@ from maumau.rating.consumer import GROUP, ResultsConsumer
 from maumau.rating.ladder import xp_earned
 from maumau.rating.store import RatingStore
 from maumau.rating.synthetic import synthetic_results
-from tests.rating.conftest import consumer
-from tests.rating.support import drained, eventually, parse, publish, result, seat, snapshot
+from tests.rating.support import consumer, drained, parse, publish, result, seat, snapshot
+from tests.support.polling import eventually
 
 UNIQUE = synthetic_results(1000, seed=7)
 RESULTS = parse(UNIQUE)

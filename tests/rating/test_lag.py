@@ -8,8 +8,7 @@ import prometheus_client
 
 from maumau.rating.consumer import GROUP
 from maumau.rating.synthetic import synthetic_results
-from tests.rating.conftest import consumer
-from tests.rating.support import publish
+from tests.rating.support import consumer, publish
 
 
 def gauge(name: str, stream: str) -> float:

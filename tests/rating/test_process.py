@@ -7,18 +7,15 @@
   ``MatchResult`` contract of game.proto.
 """
 
-import os
 import random
 import signal
-import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
+from subprocess import Popen
 
 import grpc
 import redis.asyncio
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from maumau.common.redis_server import EmbeddedRedis, free_port
 from maumau.common.results import RESULTS_STREAM
@@ -28,10 +25,9 @@ from maumau.rating.synthetic import synthetic_results
 from maumau.rules import Match, Ruleset
 from maumau.v1 import game_pb2, rating_pb2, rating_pb2_grpc
 from maumau.wire import bot_level_from_pb
-from tests.rating.conftest import consumer
-from tests.rating.support import eventually, publish
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.rating.support import consumer, publish
+from tests.support.polling import eventually
+from tests.support.processes import kill_if_running, spawn, until_serving
 
 
 def finished(
@@ -88,9 +84,8 @@ async def test_the_engines_results_are_applied(client, store, stream):
     assert dan is not None and dan.count("left") == 1 and dan.count("won") == 0
 
 
-def spawn(port: int, metrics_port: int, redis_url: str, log: Path) -> subprocess.Popen[bytes]:
+def spawn_rating(port: int, metrics_port: int, redis_url: str, log: Path) -> Popen[bytes]:
     env = {
-        **os.environ,
         "REDIS_URL": redis_url,
         "MAUMAU_RATING_PORT": str(port),
         "MAUMAU_RATING_METRICS_PORT": str(metrics_port),
@@ -98,15 +93,7 @@ def spawn(port: int, metrics_port: int, redis_url: str, log: Path) -> subprocess
         "MAUMAU_RATING_CONSUMER": "process-1",
         "MAUMAU_RATING_BATCH": "25",
     }
-    with log.open("wb") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", "maumau.rating"],
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
+    return spawn("maumau.rating", env, log)
 
 
 async def test_the_service_process_applies_serves_exposes_metrics_and_stops_on_sigterm(tmp_path):
@@ -119,22 +106,11 @@ async def test_the_service_process_applies_serves_exposes_metrics_and_stops_on_s
         )
         port, metrics_port = free_port(), free_port()
         log = tmp_path / "rating.log"
-        process = spawn(port, metrics_port, server.url, log)
+        process = spawn_rating(port, metrics_port, server.url, log)
         try:
+            await until_serving(process, f"127.0.0.1:{port}", log, "maumau.v1.Rating")
             async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-                health = health_pb2_grpc.HealthStub(channel)
                 stub = rating_pb2_grpc.RatingStub(channel)
-
-                async def serving():
-                    try:
-                        reply = await health.Check(
-                            health_pb2.HealthCheckRequest(service="maumau.v1.Rating"), timeout=1
-                        )
-                    except grpc.aio.AioRpcError:
-                        return False
-                    return reply.status == health_pb2.HealthCheckResponse.SERVING
-
-                await eventually(serving, 20, "the rating process SERVING")
 
                 async def strong_bot():
                     try:
@@ -156,7 +132,5 @@ async def test_the_service_process_applies_serves_exposes_metrics_and_stops_on_s
             assert "shutting down" in log.read_text()
             assert await direct.xinfo_consumers(RESULTS_STREAM, "rating") == [], "left the group"
         finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+            kill_if_running(process)
             await direct.aclose()

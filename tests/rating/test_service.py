@@ -15,7 +15,8 @@ from maumau.rating.app import RatingApp
 from maumau.rating.settings import Settings
 from maumau.rating.synthetic import synthetic_results
 from maumau.v1 import rating_pb2, rating_pb2_grpc
-from tests.rating.support import JANUARY_2025, eventually, publish, result, seat
+from tests.rating.support import JANUARY_2025, publish, result, seat
+from tests.support.polling import eventually
 
 DAY = 86400.0
 

@@ -361,6 +361,18 @@ def test_caught_without_maumau_takes_two_and_the_round_goes_on():
     assert match.turn == 2
 
 
+def test_out_without_maumau_wins_when_an_eight_brings_play_back_at_two_seats():
+    """Rule text 000: a seat out of cards that was not caught wins once play comes back to it;
+    at two seats its own 8 brings it straight back."""
+    match = setup("8H", "2C 3C", top="9H", draw="KS")
+
+    events = act(match, 0, "8H")
+
+    over = named(events, "RoundOver")[0]
+    assert (over.winner, over.finish) == (0, "out")
+    assert [event.seat for event in named(events, "Skipped")] == [1]
+
+
 def test_first_seat_out_wins_even_if_the_next_one_also_forgets():
     """Rule text 000 (preset reading): a seat out without 'Mau Mau' wins when its window closes
     uncaught, even if the next seat also goes out without the call in that very turn."""
@@ -525,6 +537,16 @@ def test_seven_chain_limit_lets_one_extra_seat_add_a_seven():
     act(match, 2, "accept")
 
     assert len(match.hands[2]) == 7
+
+
+def test_a_set_up_chain_of_sevens_counts_against_the_chain_limit():
+    """Rule text 000, variant: a pending 4 is two sevens laid, so with one extra seven allowed
+    no third may follow; a pending 2 is one seven, and one more may."""
+    limited = Ruleset.create("classic", {"seven_chain_limit": 1})
+    two = setup("7S 2C", "3C", top="7H 7D", ruleset=limited, pending="draw", pending_count=4)
+    assert legal(two, 0) == {"accept"}
+    one = setup("7S 2C", "3C", top="7H", ruleset=limited, pending="draw", pending_count=2)
+    assert "7S" in legal(one, 0)
 
 
 def test_hand_size_variant_deals_seven_cards():

@@ -1,6 +1,8 @@
 """The public face of a match beside the rules: views, the legal-action object, the silent seat's
 default, copies, equality and bytes, and the refusals of actions that name no real seat."""
 
+import random
+
 import pytest
 
 from maumau.rules import (
@@ -16,6 +18,7 @@ from maumau.rules import (
     format_cards,
     parse_action,
 )
+from maumau.rules.determinize import determinize
 from tests.rules.support import act, hand, legal, position, refused
 
 CLASSIC = Ruleset.create("classic")
@@ -191,3 +194,61 @@ def test_a_seed_deals_and_reshuffles_the_same_cards_in_every_version() -> None:
     drew = [e for e in act(match, 0, "draw") if type(e).__name__ == "Drew"]
     assert [card.text for card in drew[0].cards] == ["QH"]
     assert format_cards(match.draw_pile) == "KD 9C QC KH"
+
+
+def refusal(match: Match, seat: int, text: str) -> IllegalAction:
+    with pytest.raises(IllegalAction) as err:
+        act(match, seat, text)
+    return err.value
+
+
+def test_refusals_name_what_is_pending_and_what_would_fit() -> None:
+    ost = Ruleset.create("ostfriesland")
+    skip = position("9H 8S", "KS", top="8H", ruleset=ost, pending="skip")
+    error = refusal(skip, 0, "9H")
+    assert (error.code, error.params) == ("skip_pending", {"rank": "8"})
+    assert str(error) == "an 8 is pending: play an 8 or sit out"
+    assert refusal(skip, 0, "draw").params == {"rank": "8"}
+    draw4 = position("R1 W", "G5", top="W+4", ruleset=COLOUR, wished="R", pending="draw4",
+                     pending_count=4)  # fmt: skip
+    error = refusal(draw4, 0, "R1")
+    assert (error.code, error.params) == ("draw4_bluff_pending", {"count": 4})
+    assert refusal(draw4, 0, "draw").params == {"count": 4}
+    wish = position("JH 9C", "KS", top="QS JD", ruleset=ost, wished="S")
+    for text in ("JH:C", "JH"):
+        error = refusal(wish, 0, text)
+        assert error.code == "wish_on_wish"
+        assert error.params == {"card": "JH", "top": "JD", "suit": "S", "rank": "J"}
+    plain = position("9C", "KS", top="5H", ruleset=CLASSIC, draw="2D")
+    error = refusal(plain, 0, "9C")
+    assert error.params == {"card": "9C", "top": "5H", "suit": "H", "rank": "5"}
+    assert str(error) == "9C does not fit on 5H: play hearts or a 5"
+
+
+def test_a_determinization_keeps_the_card_just_drawn() -> None:
+    match = position("3C 4C", "5D 6D", top="9S", draw="2S KH", ruleset=CLASSIC)
+    act(match, 0, "draw")
+    world = determinize(match.view(0), random.Random(1))
+    assert world.view(0).drawn.text == "2S"
+    assert legal(world, 0) == {"2S", "pass"}
+
+
+def test_the_unchecked_path_applies_a_legal_action_exactly_as_apply_does() -> None:
+    """Search applies listed actions without checking them again: same events, same match."""
+    match = Match.new(COLOUR, 3, "unchecked")
+    for _ in range(40):
+        seat = next(s for s in range(3) if match.legal_actions(s))
+        for action in match.legal_actions(seat):
+            checked, unchecked = match.copy(), match.copy()
+            assert checked.apply(seat, action) == unchecked.apply_unchecked(seat, action)
+            assert checked == unchecked
+        match.apply(seat, next(iter(match.legal_actions(seat))))
+
+
+def test_hands_must_leave_a_card_to_turn_up() -> None:
+    skat = {"deck": "skat32", "hand_size": 8}
+    with pytest.raises(BadInput) as err:
+        Match.new(Ruleset.create("classic", skat), 4, "full")  # 4 x 8 = all 32 cards
+    assert (err.value.code, err.value.params["name"]) == ("bad_option", "hand_size")
+    assert err.value.params["reason"] == "4 hands of 8 do not fit a deck of 32"
+    assert Match.new(Ruleset.create("classic", skat), 3, "fits").view(None).draw_pile_size == 7

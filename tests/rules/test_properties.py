@@ -25,7 +25,7 @@ from maumau.rules import (
     Ruleset,
 )
 from maumau.rules.determinize import determinize
-from maumau.rules.events import Drew
+from maumau.rules.events import Drew, RoundStarted, TurnStarted
 from tests.rules.support import cards_in_play, full_deck, mover, random_step
 
 TABLES = [
@@ -137,6 +137,9 @@ def test_every_seat_is_dealt_a_full_hand_and_the_deal_is_told(preset, seats):
     match, events = Match.start(Ruleset.create(preset), seats, seed=3)
     size = match.ruleset.hand_size
     assert [len(hand) for hand in match.hands] == [size] * seats
+    assert events[0] == RoundStarted(1, match.view(None).dealer, match.view(None).top,
+                                     tuple(range(seats)))  # fmt: skip
+    assert events[-1] == TurnStarted(match.view(None).turn)
     dealt = {event.seat: event.cards for event in events if isinstance(event, Drew)}
     assert dealt == {seat: tuple(match.hands[seat]) for seat in range(seats)}
 

@@ -184,6 +184,17 @@ def test_rulesets_read_back_from_their_text() -> None:
     assert Ruleset.parse("classic").text == "classic"
 
 
+def test_flags_read_and_write_as_true_and_false() -> None:
+    """Texts no other test parses, so the cached reader really reads them here."""
+    teams = Ruleset.create("colour", {"teams": True, "target": 150})
+    assert teams.text == "colour target=150 teams=true"
+    assert Ruleset.parse("colour target=150 teams=true") == teams
+    assert Ruleset.parse("colour target=151 teams=false").teams is False
+    assert Ruleset.parse("classic sevens=true target=77").draw_rank == "7"
+    assert Ruleset.parse("classic hand_size=9 target=78").hand_size == 9
+    assert Ruleset.parse("classic ace_power=skip target=79").ace_power == "skip"
+
+
 @pytest.mark.parametrize(
     ("preset", "options", "reason"),
     [
@@ -307,6 +318,8 @@ def test_a_setup_names_what_makes_it_unplayable() -> None:
     top = parse_cards("9H")
     assert refused(discard=top, dealer=2) == "dealer 2 is not a seat dealt in at this table of 2"
     assert refused(discard=top, turn=-1) == "turn -1 is not a seat dealt in at this table of 2"
+    assert refused(discard=top, turn=2) == "turn 2 is not a seat dealt in at this table of 2"
+    assert refused(discard=top, dealer=-1) == "dealer -1 is not a seat dealt in at this table of 2"
     assert refused(discard=top, wished="R") == "wished suit R is not one of S, H, D, C"
     assert refused(discard=top, pending="jump") == "pending is one of '', draw, skip, draw4"
     assert refused(discard=parse_cards("R5")) == "R5 not in the french52 deck"

@@ -39,7 +39,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         top.print_help()
         return 2
     try:
-        return asyncio.run(args.run(args))
+        status: int = asyncio.run(args.run(args))
+        return status
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return 130

@@ -28,7 +28,7 @@ async def fetch_tips(
     """The ranked legal actions for ``view``, best first, or None when tips are not available."""
     try:
         async with grpc.aio.insecure_channel(address) as channel:
-            stub: Any = bots_pb2_grpc.BotsStub(channel)  # type: ignore[no-untyped-call]
+            stub: Any = bots_pb2_grpc.BotsStub(channel)
             reply = await stub.Hint(bots_pb2.HintRequest(view=view, lang=lang), timeout=timeout)
         return [
             (

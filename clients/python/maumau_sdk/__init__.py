@@ -31,6 +31,8 @@ The pieces:
 - :meth:`Platform.hints`: the legal actions ranked by the Bots service, with their reasons
 - :meth:`Platform.leaderboard`, :meth:`Platform.around`, :meth:`Platform.profile`,
   :meth:`Platform.history` (and the same for yourself on :class:`Player`)
+- :class:`Tournaments` (``Tournaments.connect(address)``): create, register, follow, standings and
+  the yearly championship of East-Frisian tournaments
 """
 
 from maumau.rules import Action, Card, Play
@@ -63,6 +65,7 @@ from maumau_sdk.lobby import (
     Skill,
     TicketState,
 )
+from maumau_sdk.tournaments import DEFAULT_TOURNAMENTS_ADDRESS, Tournaments
 from maumau_sdk.values import (
     ActionLike,
     ActResult,
@@ -82,6 +85,7 @@ __all__ = [
     "DEFAULT_BOTS_ADDRESS",
     "DEFAULT_MATCHMAKING_ADDRESS",
     "DEFAULT_RATING_ADDRESS",
+    "DEFAULT_TOURNAMENTS_ADDRESS",
     "ActResult",
     "Action",
     "ActionLike",
@@ -112,6 +116,7 @@ __all__ = [
     "Spectator",
     "Ticket",
     "TicketState",
+    "Tournaments",
     "View",
     "action_from_pb",
     "action_to_pb",

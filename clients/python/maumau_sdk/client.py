@@ -106,8 +106,8 @@ class RetryPolicy:
 
 def _stubs(channel: grpc.aio.Channel) -> tuple[Any, Any]:
     """The Engine and Players stubs of a channel (the generated stubs carry no types)."""
-    engine = engine_pb2_grpc.EngineStub(channel)  # type: ignore[no-untyped-call]
-    players = players_pb2_grpc.PlayersStub(channel)  # type: ignore[no-untyped-call]
+    engine = engine_pb2_grpc.EngineStub(channel)
+    players = players_pb2_grpc.PlayersStub(channel)
     return engine, players
 
 
@@ -217,12 +217,12 @@ class Platform:
     @property
     def _matchmaking(self) -> Any:
         channel = self._channel_to(self.matchmaking_address)
-        return matchmaking_pb2_grpc.MatchmakingStub(channel)  # type: ignore[no-untyped-call]
+        return matchmaking_pb2_grpc.MatchmakingStub(channel)
 
     @property
     def _rating(self) -> Any:
         channel = self._channel_to(self.rating_address)
-        return rating_pb2_grpc.RatingStub(channel)  # type: ignore[no-untyped-call]
+        return rating_pb2_grpc.RatingStub(channel)
 
     async def __aenter__(self) -> Platform:
         try:
@@ -304,7 +304,7 @@ class Platform:
         """Every legal action of ``view`` ranked by the platform's Bots service, best first,
         each with its reasons (render them with ``hint.text(lang)``; ``lang`` also asks the
         service for ready-made text in ``hint.server_text``)."""
-        stub = bots_pb2_grpc.BotsStub(self._channel_to(self.bots_address))  # type: ignore[no-untyped-call]
+        stub = bots_pb2_grpc.BotsStub(self._channel_to(self.bots_address))
         reply = await self._call(
             lambda: stub.Hint(
                 bots_pb2.HintRequest(view=view.pb, lang=lang),
@@ -587,7 +587,8 @@ class Player:
         turn_seconds: int = 0,
     ) -> Room:
         """Open a private room (you host it, at seat 0); share ``room.state.code``. With a
-        ``bot_level``, bots take the seats still free when you start it."""
+        ``bot_level`` ("random", "heuristic", "strong"; ValueError for any other name), bots
+        take the seats still free when you start it."""
         request = matchmaking_pb2.CreateRoomRequest(
             ruleset=game_pb2.Ruleset(preset=preset, options=_option_map(options)),
             seats=seats,

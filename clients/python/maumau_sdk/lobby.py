@@ -12,17 +12,10 @@ from dataclasses import dataclass, field
 from maumau.rules import Action
 from maumau.rules.reasons import Reason, render_all
 from maumau.v1 import bots_pb2, matchmaking_pb2, rating_pb2
-from maumau.wire import action_from_pb, bot_level_from_pb, reasons_from_pb
+from maumau.wire import action_from_pb, reasons_from_pb
+from maumau_sdk.values import bot_level_name
 
 FINAL_TICKET_STATES = frozenset({"seated", "cancelled", "expired"})
-
-
-def level_name(level: int) -> str:
-    """A bot level's name ("strong"), "" for none; a level newer than this SDK by its number."""
-    try:
-        return bot_level_from_pb(level)
-    except ValueError:
-        return f"level {level}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +66,7 @@ class RoomSeat:
     """"" for a bot or an empty seat."""
     name: str
     bot_level: str
+    """The bots' level by name ("strong"), "" for none."""
     wins: int
 
 
@@ -85,6 +79,7 @@ class RoomState:
     ruleset: str
     seats: tuple[RoomSeat, ...]
     bot_level: str
+    """The bots' level by name ("strong"), "" for none."""
     host_player_id: str
     status: str
     """"open", "starting" or "playing"."""
@@ -101,10 +96,10 @@ class RoomState:
             link=message.link,
             ruleset=message.ruleset_text,
             seats=tuple(
-                RoomSeat(s.seat, s.player_id, s.name, level_name(s.bot_level), s.wins)
+                RoomSeat(s.seat, s.player_id, s.name, bot_level_name(s.bot_level), s.wins)
                 for s in message.seat_list
             ),
-            bot_level=level_name(message.bot_level),
+            bot_level=bot_level_name(message.bot_level),
             host_player_id=message.host_player_id,
             status=message.status,
             match_id=message.match_id,

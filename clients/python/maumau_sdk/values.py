@@ -27,7 +27,7 @@ from maumau.rules import (
 from maumau.rules import events as ev
 from maumau.rules.narrate import describe as describe_rules_event
 from maumau.v1 import engine_pb2, game_pb2
-from maumau.wire import action_from_pb
+from maumau.wire import action_from_pb as action_from_pb
 
 ActionLike = Action | str | game_pb2.Action
 """What :meth:`Seat.act` accepts: a rules-core action, its text ("7H", "JD:S!mau", "draw",
@@ -84,11 +84,16 @@ class SeatInfo:
 
     @classmethod
     def from_pb(cls, message: game_pb2.SeatInfo) -> SeatInfo:
-        try:
-            level = wire.bot_level_from_pb(message.bot_level)
-        except ValueError:  # a level newer than this SDK
-            level = f"level {message.bot_level}"
+        level = bot_level_name(message.bot_level)
         return cls(message.seat, message.player_id, message.name, level, message.left)
+
+
+def bot_level_name(level: int) -> str:
+    """A BotLevel's name ("strong"), "" for none, "level N" for one newer than this SDK."""
+    try:
+        return wire.bot_level_from_pb(level)
+    except ValueError:
+        return f"level {level}"
 
 
 @dataclass(frozen=True, slots=True)

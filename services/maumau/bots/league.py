@@ -64,7 +64,7 @@ def play_league(
     seats = len(levels)
     for number in range(rounds):
         seating = levels[number % seats :] + levels[: number % seats]
-        match = Match.new(ruleset, seats, rng.random())
+        match = Match.new(ruleset, seats, str(rng.random()))
         while match.round == 1 and match.phase != "over":
             seat = next(s for s in range(seats) if _is_due(match, s))
             started = time.perf_counter()

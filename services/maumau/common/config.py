@@ -24,6 +24,7 @@ SERVICE_PORTS: Mapping[str, Ports] = {
     "bots": Ports(50052, 9102),
     "matchmaking": Ports(50053, 9103),
     "rating": Ports(50054, 9104),
+    "tournaments": Ports(50055, 9105),
 }
 """The default ports; a new service takes the next pair."""
 

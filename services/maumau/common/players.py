@@ -4,6 +4,8 @@ Players service)."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import redis.asyncio as redis
 
 from maumau.common.tokens import new_id
@@ -32,5 +34,5 @@ class PlayerDirectory:
 
     async def name(self, player_id: str) -> str:
         """The player's display name, or '' for an id the directory does not know."""
-        name = await self.redis.hget(f"player:{{{player_id}}}", "name")
+        name = cast(bytes | None, await self.redis.hget(f"player:{{{player_id}}}", "name"))
         return name.decode() if name else ""

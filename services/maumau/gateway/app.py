@@ -11,7 +11,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from weakref import WeakSet
 
 import grpc
@@ -72,7 +72,7 @@ SECRET = web.AppKey("secret", bytes)
 SESSION_RATE = web.AppKey("session_rate", RateLimiter)
 ADDRESS_RATE = web.AppKey("address_rate", RateLimiter)
 SOCKET_COUNTS = web.AppKey("socket_counts", SocketCounts)
-SOCKETS = web.AppKey("sockets", WeakSet)  # of web.WebSocketResponse
+SOCKETS = web.AppKey("sockets", WeakSet[web.WebSocketResponse])
 STOPPING = web.AppKey("stopping", asyncio.Event)
 
 
@@ -423,7 +423,7 @@ async def create_room(request: web.Request) -> web.Response:
     message = matchmaking_pb2.CreateRoomRequest(
         ruleset=ruleset_of(request, data),
         seats=field(request, data, "seats", int, 4),
-        bot_level=level_of(request, field(request, data, "bot_level", str, "heuristic")),
+        bot_level=cast(Any, level_of(request, field(request, data, "bot_level", str, "heuristic"))),
         turn_seconds=field(request, data, "turn_seconds", int, 0),
     )
     return await room_call(request, "CreateRoom", message)
@@ -594,7 +594,8 @@ def create_app(settings: GatewaySettings, secret: bytes) -> web.Application:
 async def close_sockets(app: web.Application) -> None:
     """On shutdown: tell every open page to reconnect (close code 1012, service restart)."""
     app[STOPPING].set()
-    sockets = list(app[SOCKETS])
+    open_sockets = app[SOCKETS]
+    sockets = list(open_sockets)
     await asyncio.gather(
         *(ws.close(code=1012, message=b"restart: reconnect") for ws in sockets),
         return_exceptions=True,

@@ -17,7 +17,7 @@ def _address(service: str) -> str:
 
 
 def _upstream(service: str, what: str) -> str:
-    return Field(  # type: ignore[no-any-return]
+    return Field(
         _address(service),
         pattern=r"\S",
         description=f"{what} (a gRPC target; several addresses go round robin)",

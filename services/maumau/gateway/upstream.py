@@ -182,7 +182,7 @@ class Upstreams:
         """Whether each service says SERVING now."""
 
         async def check(name: str) -> bool:
-            stub = health_pb2_grpc.HealthStub(self.channels[name])
+            stub: Any = health_pb2_grpc.HealthStub(self.channels[name])
             try:
                 reply = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1.0)
             except grpc.aio.AioRpcError:

@@ -29,6 +29,7 @@ import json
 import secrets
 import time
 from dataclasses import dataclass, field
+from typing import cast
 
 import grpc
 import redis.asyncio as redis
@@ -368,7 +369,7 @@ class TicketQueue:
 
     async def queues(self, now: float, horizon: float) -> list[QueueInfo]:
         """The queues that had a ticket within ``horizon`` seconds."""
-        tags = await self.redis.zrangebyscore(QUEUES, now - horizon, "+inf")
+        tags = cast(list[bytes], await self.redis.zrangebyscore(QUEUES, now - horizon, "+inf"))
         if not tags:
             return []
         infos = await self.redis.hmget(QUEUE_INFO, tags)
@@ -416,7 +417,7 @@ class TicketQueue:
         for _ in range(10):
             if await self.redis.set(key, ticket_id, nx=True, ex=keep):
                 return "", ""
-            current = await self.redis.get(key)
+            current = cast(bytes | None, await self.redis.get(key))
             if current is None:
                 continue
             current_id = current.decode()
@@ -461,7 +462,7 @@ class TicketQueue:
         return self._queues[tag]
 
     async def latest(self, player_id: str) -> str | None:
-        ticket_id = await self.redis.get(player_key(player_id))
+        ticket_id = cast(bytes | None, await self.redis.get(player_key(player_id)))
         return ticket_id.decode() if ticket_id else None
 
     async def cancel(self, ticket: Ticket, reason: str) -> Ticket:
@@ -481,7 +482,7 @@ class TicketQueue:
     ) -> list[Waiting]:
         """The oldest ``limit`` waiting tickets; ``ratings`` gives each ticket its players' mean
         rating, read once per ticket."""
-        entries = await self.redis.zrange(queue.key("waiting"), 0, limit - 1)
+        entries = cast(list[bytes], await self.redis.zrange(queue.key("waiting"), 0, limit - 1))
         ids = [entry.decode() for entry in entries]
         known = self._specs.get(queue.tag, {})
         missing = [i for i in ids if i not in known]

@@ -29,6 +29,7 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import cast
 
 import grpc
 import prometheus_client
@@ -168,10 +169,10 @@ class Rooms:
                         raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no room {code}")
                     room = RoomRecord.from_json(text)
                     if not change(room):
-                        await pipe.unwatch()
+                        await pipe.unwatch()  # type: ignore[no-untyped-call]
                         return room, False
                     room.version += 1
-                    pipe.multi()
+                    pipe.multi()  # type: ignore[no-untyped-call]
                     pipe.set(key, room.to_json(), ex=self.ttl)
                     await pipe.execute()
                 except WatchError:
@@ -307,7 +308,8 @@ class Rooms:
 
     async def sweep(self) -> None:
         """Start the rooms whose start stalled; forget the entries of rooms that did start."""
-        for entry in await self.redis.zrangebyscore(STARTING, "-inf", time.time(), 0, 20):
+        due = await self.redis.zrangebyscore(STARTING, "-inf", time.time(), 0, 20)
+        for entry in cast(list[bytes], due):
             code = entry.decode()
             try:
                 room = await self.launch(code, takeover=True)
@@ -336,7 +338,7 @@ class RoomResults(StreamConsumer):
             except BadEntry as error:
                 log.error("results entry skipped: %s", error)
                 continue
-            code = await self.rooms.redis.get(room_match_key(result.match_id))
+            code = cast(bytes | None, await self.rooms.redis.get(room_match_key(result.match_id)))
             if code is not None:
                 with contextlib.suppress(ServiceError):  # the room is gone
                     await self.rooms.launch(

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import redis.asyncio as redis
 
@@ -351,8 +351,9 @@ class RatingStore:
         """``count`` rows of the ladder from 0-based place ``start``, best first."""
         if count <= 0:
             return []
-        members = await self.redis.zrevrange(
-            self.ladder_key(preset, season), start, start + count - 1
+        members = cast(
+            list[bytes],
+            await self.redis.zrevrange(self.ladder_key(preset, season), start, start + count - 1),
         )
         rated = [member.decode() for member in members]
         if not rated:
@@ -373,15 +374,18 @@ class RatingStore:
         count = min(count, total - start)
         if count <= 0:
             return total, []
-        match_ids = await self.redis.zrevrange(key, start, start + count - 1)
-        records = await self.redis.mget([self.match_key(m.decode()) for m in match_ids])
+        match_ids = cast(list[bytes], await self.redis.zrevrange(key, start, start + count - 1))
+        records = cast(
+            list[bytes | None],
+            await self.redis.mget([self.match_key(m.decode()) for m in match_ids]),
+        )
         return total, [json.loads(record.partition(b" ")[2]) for record in records if record]
 
     async def applied_order(self) -> list[str]:
         """Every applied match id in the order it was applied (for tests and audits)."""
         order: list[tuple[int, str]] = []
         async for key in self.redis.scan_iter(match=self.match_key("*"), count=1000):
-            seq = (await self.redis.get(key)).partition(b" ")[0]
+            seq = cast(bytes, await self.redis.get(key)).partition(b" ")[0]
             order.append((int(seq), key.decode().removeprefix(self.match_key(""))))
         return [match_id for _, match_id in sorted(order)]
 

@@ -14,7 +14,6 @@ from .kinds import (
     DRAWN,
     OVER,
     PLAYING,
-    Finish,
 )
 from .state import MatchState
 
@@ -37,11 +36,6 @@ def may_press_last(m: MatchState, seat: int) -> bool:
     return size == 1 or (size == 2 and seat == m.turn and (m.phase is PLAYING or m.phase is DRAWN))
 
 
-def miss(m: MatchState, seat: int, word: str) -> None:
-    """``seat`` played without the call ``word`` it owed: catchable until the next turn ends."""
-    m.missed[seat] = (word, m.turn_no + 1)
-
-
 def call(m: MatchState, seat: int, word: str, events: list[Event]) -> None:
     m.declared[seat] = True
     events.append(Called(seat, word))
@@ -55,23 +49,3 @@ def catch(m: MatchState, seat: int, target: int, events: list[Event]) -> None:
     turns.give(m, target, m.ruleset.call_penalty, "caught", events)
     if m.out_seat == target:
         m.out_seat = next((s for s in m.missed if not m.hands[s]), None)
-
-
-def close_windows(m: MatchState, events: list[Event]) -> bool:
-    """Count the turn that ends now and close the call windows it ends; a seat out of cards whose
-    window closes uncaught wins the round (True then)."""
-    m.turn_no += 1
-    if not m.missed:
-        return False
-    for seat, (word, closes) in list(m.missed.items()):
-        if m.turn_no > closes:
-            del m.missed[seat]
-            if seat == m.out_seat:
-                turns.end_round(m, seat, m.variant.finish(word), events)
-                return True
-    return False
-
-
-def finish_of(m: MatchState, seat: int) -> Finish:
-    """How ``seat``, out of cards with its call missed, finishes when play comes back to it."""
-    return m.variant.finish(m.missed[seat][0])

@@ -23,8 +23,22 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TypeVar
 
-from . import codec, legal, scoring, turns
-from .actions import ACCEPT, CALLS, DRAW, PASS, Action, Call, Catch
+from . import calls, codec, legal, scoring, turns
+from .actions import (
+    ACCEPT,
+    CALLS,
+    DRAW,
+    PASS,
+    Accept,
+    Action,
+    Call,
+    Catch,
+    Challenge,
+    Draw,
+    NameSuit,
+    Pass,
+    Play,
+)
 from .cards import Card
 from .errors import BadSetup, IllegalAction
 from .events import Event
@@ -200,13 +214,13 @@ class Match(MatchState):
         """Check ``action`` for ``seat`` and apply it; an illegal one raises and changes nothing."""
         legal.check(self, seat, action)
         events: list[Event] = []
-        turns.act(self, seat, action, events)
+        _act(self, seat, action, events)
         return events
 
     def apply_unchecked(self, seat: int, action: Action) -> list[Event]:
         """Apply an action known to be legal (taken from :meth:`legal_actions`), skipping checks."""
         events: list[Event] = []
-        turns.act(self, seat, action, events)
+        _act(self, seat, action, events)
         return events
 
     def default_action(self, seat: int) -> Action:
@@ -235,6 +249,27 @@ class Match(MatchState):
     @classmethod
     def from_bytes(cls, data: bytes) -> Match:
         return codec.decode(cls, data)
+
+
+def _act(match: Match, seat: int, action: Action, events: list[Event]) -> None:
+    """Apply ``action`` of ``seat`` through the module of its concern."""
+    match action:
+        case Play():
+            turns.play(match, seat, action, events)
+        case Draw():
+            turns.draw_turn(match, seat, events)
+        case Pass():
+            turns.pass_turn(match, seat, events)
+        case Accept():
+            turns.accept(match, seat, events)
+        case Challenge():
+            turns.challenge(match, seat, events)
+        case Catch(target):
+            calls.catch(match, seat, target, events)
+        case Call(word):
+            calls.call(match, seat, word, events)
+        case NameSuit(suit):
+            turns.name_suit(match, seat, suit, events)
 
 
 # ------------------------------------------------------------------ setup checks

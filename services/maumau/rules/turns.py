@@ -1,15 +1,16 @@
 """Applying actions: plays, draws, penalties, the passing of turns, and dealing and ending rounds.
 
-Everything here trusts its action (checking is :mod:`.legal`'s job) and records what happened as
-events. What differs between presets is asked of the variant (``m.variant``).
+The windows of missed calls live here too, as they close when turns end. Everything here trusts
+its action (checking is :mod:`.legal`'s job) and records what happened as events. What differs
+between presets is asked of the variant (``m.variant``).
 """
 
 from __future__ import annotations
 
 import random
 
-from . import calls, legal, scoring
-from .actions import Accept, Action, Call, Catch, Challenge, Draw, NameSuit, Pass, Play
+from . import legal, scoring
+from .actions import Play
 from .cards import Card
 from .events import (
     Challenged,
@@ -39,32 +40,21 @@ from .kinds import (
 from .state import MatchState
 
 
-def act(m: MatchState, seat: int, action: Action, events: list[Event]) -> None:
-    """Apply ``action`` of ``seat``, appending the events it causes."""
-    match action:
-        case Play():
-            play(m, seat, action, events)
-        case Draw():
-            draw_turn(m, seat, events)
-        case Pass():
-            events.append(Passed(seat))
-            m.drawn, m.phase = None, PLAYING
-            if len(m.hands[seat]) > 1:  # a 'last' pressed before keeping the card lapses
-                m.declared[seat] = False
-            next_turn(m, events)
-        case Accept():
-            accept(m, seat, events)
-        case Challenge():
-            challenge(m, seat, events)
-        case Catch(target):
-            calls.catch(m, seat, target, events)
-        case Call(word):
-            calls.call(m, seat, word, events)
-        case NameSuit(suit):
-            m.wished = suit
-            m.wish_jack = m.discard[-1].rank in m.ruleset.wish_ranks
-            m.phase, m.chooser = PLAYING, -1
-            events.append(SuitNamed(seat, suit))
+def pass_turn(m: MatchState, seat: int, events: list[Event]) -> None:
+    """Keep the drawn card and end the turn."""
+    events.append(Passed(seat))
+    m.drawn, m.phase = None, PLAYING
+    if len(m.hands[seat]) > 1:  # a 'last' pressed before keeping the card lapses
+        m.declared[seat] = False
+    next_turn(m, events)
+
+
+def name_suit(m: MatchState, seat: int, suit: str, events: list[Event]) -> None:
+    """The chooser names the suit the starting card asks for."""
+    m.wished = suit
+    m.wish_jack = m.discard[-1].rank in m.ruleset.wish_ranks
+    m.phase, m.chooser = PLAYING, -1
+    events.append(SuitNamed(seat, suit))
 
 
 def clear_pending(m: MatchState) -> None:
@@ -90,7 +80,7 @@ def play(m: MatchState, seat: int, action: Play, events: list[Event]) -> None:
     if card.rank == rules.draw_rank or card.rank == rules.draw_four:
         m.specials[seat] += 1
     if due is not None and action.call != due:
-        calls.miss(m, seat, due)
+        m.missed[seat] = (due, m.turn_no + 1)  # catchable until the next turn ends
     if not stacks:
         clear_pending(m)
     if not hand and (rules.again_may_finish or card.rank != rules.again_rank):
@@ -177,14 +167,14 @@ def next_turn(m: MatchState, events: list[Event], skip: bool = False) -> None:
 
     A skipped seat plays no turn, so call windows stay open through the turn after it; a seat that
     went out uncaught wins when its window closes or play comes back to it."""
-    if calls.close_windows(m, events):
+    if close_windows(m, events):
         return
     move_on(m)
     if skip:
         events.append(Skipped(m.turn))
         move_on(m)
     if m.out_seat == m.turn:
-        end_round(m, m.turn, calls.finish_of(m, m.turn), events)
+        end_round(m, m.turn, finish_of(m, m.turn), events)
         return
     events.append(TurnStarted(m.turn))
 
@@ -243,3 +233,23 @@ def end_round(m: MatchState, winner: int, finish: Finish, events: list[Event]) -
         return
     m.round += 1
     start_round(m, events)
+
+
+def close_windows(m: MatchState, events: list[Event]) -> bool:
+    """Count the turn that ends now and close the call windows it ends; a seat out of cards whose
+    window closes uncaught wins the round (True then)."""
+    m.turn_no += 1
+    if not m.missed:
+        return False
+    for seat, (word, closes) in list(m.missed.items()):
+        if m.turn_no > closes:
+            del m.missed[seat]
+            if seat == m.out_seat:
+                end_round(m, seat, m.variant.finish(word), events)
+                return True
+    return False
+
+
+def finish_of(m: MatchState, seat: int) -> Finish:
+    """How ``seat``, out of cards with its call missed, finishes when play comes back to it."""
+    return m.variant.finish(m.missed[seat][0])

@@ -1,4 +1,5 @@
-"""Test clients of the engine: each player has its own channel and tokens, as real clients do."""
+"""Engine replicas for tests, and their clients: each player has its own channel and tokens, as
+real clients do."""
 
 from __future__ import annotations
 
@@ -6,22 +7,45 @@ import asyncio
 import random
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 import grpc
 import redis.asyncio
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from maumau.common.config import ServiceConfig
 from maumau.common.tokens import issue_service_token
+from maumau.engine.app import EngineApp
+from maumau.engine.matches import EngineSettings
 from maumau.engine.store import MatchStore, Stored, match_key
 from maumau.rules import Match
 from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2, players_pb2, players_pb2_grpc
+from tests.support.rpc import auth
+
+SECRET = b"engine tests secret"
 
 
-def auth(token: str) -> tuple[tuple[str, str], ...]:
-    return (("authorization", f"Bearer {token}"),)
+def engine_config(port: int = 0) -> ServiceConfig:
+    return ServiceConfig(host="127.0.0.1", port=port, metrics_port=0, health_interval_seconds=0.2)
+
+
+async def start_engine(
+    url: str, settings: EngineSettings | None = None, port: int = 0
+) -> tuple[EngineApp, redis.asyncio.Redis]:
+    """A replica on ``port`` (0: a free one) whose bots move at once unless ``settings`` say
+    otherwise, and its Redis client (close it after stopping the replica)."""
+    client = redis.asyncio.Redis.from_url(url)
+    app = EngineApp(
+        client, engine_config(port), SECRET, settings or EngineSettings(bot_delay_seconds=0), 0.01
+    )
+    await app.start()
+    return app, client
+
+
+async def stop_engine(app: EngineApp, client: redis.asyncio.Redis) -> None:
+    await app.stop(0)
+    await client.aclose()
 
 
 @dataclass
@@ -153,21 +177,6 @@ def due(view: game_pb2.View) -> int:
     return view.chooser if view.phase == "starter_suit" else view.turn
 
 
-async def eventually(
-    probe: Callable[[], Awaitable[T | None]], timeout: float, what: str, interval: float = 0.02
-) -> T:
-    """Poll ``probe`` until it returns something other than None (or False), for at most
-    ``timeout`` seconds; the failure names ``what`` was awaited."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = await probe()
-        if result is not None and result is not False:
-            return result
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {timeout} s waiting for {what}")
-        await asyncio.sleep(interval)
-
-
 async def stored_events(client: redis.asyncio.Redis, match_id: str) -> list[tuple[str, bytes]]:
     """Every event of the match's stream as stored: (stream id, serialized Event)."""
     return await MatchStore(client).read_events(match_id, "0", None, count=1_000_000)
@@ -181,18 +190,6 @@ async def stored_version(client: redis.asyncio.Redis, match_id: str) -> int:
 
 def kinds(events: Iterable[game_pb2.Event]) -> list[str]:
     return [str(event.WhichOneof("kind")) for event in events]
-
-
-async def health(address: str, service: str = "") -> int:
-    """The gRPC health status a replica reports (UNKNOWN when it does not answer)."""
-    async with grpc.aio.insecure_channel(address) as channel:
-        try:
-            reply = await health_pb2_grpc.HealthStub(channel).Check(
-                health_pb2.HealthCheckRequest(service=service), timeout=1
-            )
-        except grpc.aio.AioRpcError:
-            return int(health_pb2.HealthCheckResponse.UNKNOWN)
-        return int(reply.status)
 
 
 async def follow(

@@ -1,0 +1,1 @@
+"""The tournaments service: East-Frisian tournaments run from registration to the champion."""

@@ -1,0 +1,42 @@
+"""The engine's Redis layer against a real redis-server."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+import redis.asyncio
+
+from maumau.common.redis_server import EmbeddedRedis
+from maumau.engine.store import DEADLINES, MatchRecord, MatchStore
+
+
+@pytest.fixture
+async def store(redis_server: EmbeddedRedis) -> AsyncIterator[MatchStore]:
+    client = redis.asyncio.Redis.from_url(redis_server.url)
+    yield MatchStore(client)
+    await client.aclose()
+
+
+def record() -> MatchRecord:
+    return MatchRecord(uuid.uuid4().hex, "classic", 2, False, 0, 3, False, "c", "s", ["", ""])
+
+
+async def test_a_commit_sets_its_deadline_only_earlier_and_survives_a_flushed_script_cache(
+    store: MatchStore,
+) -> None:
+    """Redis forgets its scripts when it restarts: the commit loads the script again."""
+    new = record()
+    first = await store.commit(new.match_id, None, new, b"s1", [b"e1"], deadline=100.0)
+    assert first.status == "ok" and first.version == 1
+    await store.redis.script_flush()
+    later = await store.commit(new.match_id, 1, new, b"s2", [b"e2"], deadline=200.0)
+    assert later.status == "ok" and later.version == 2
+    assert await store.redis.zscore(DEADLINES, new.match_id) == 100.0
+    stale = await store.commit(new.match_id, 1, new, b"s3", [], deadline=50.0)
+    assert stale.status == "conflict"
+    loaded = await store.load(new.match_id)
+    assert loaded is not None and loaded.state == b"s2" and loaded.version == 2
+    assert [data for _, data in await store.read_events(new.match_id, "0", None)] == [b"e1", b"e2"]
+    await store.redis.zrem(DEADLINES, new.match_id)
