@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import signal
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pexpect
@@ -158,3 +160,34 @@ async def test_tips_come_from_the_bot_service_in_your_language_and_quitting_leav
     assert any(word in tips for word in TIP_WORDS[lang]), tips
     other = TIP_WORDS["de" if lang == "en" else "en"]
     assert not any(f" {word} " in tips for word in other if word not in TIP_WORDS[lang]), tips
+
+
+@pytest.mark.parametrize(
+    ("how", "status"), [("ctrl-c", 128 + signal.SIGINT), ("hangup", 128 + signal.SIGHUP)]
+)
+async def test_ctrl_c_or_a_closed_terminal_leaves_the_seat_to_a_bot(address, platform, how, status):
+    child = spawn(address, "en", "--rules", "classic", "--bots", "1")
+
+    def start_then_interrupt() -> str:
+        child.expect(r"Match ([\w-]+)\.")  # ids are URL-safe base64
+        match_id = child.match.group(1)
+        child.expect(SCREEN["en"]["prompt"])
+        time.sleep(0.5)  # at the prompt, waiting for the keyboard
+        os.kill(child.pid, signal.SIGINT if how == "ctrl-c" else signal.SIGHUP)
+        if how == "ctrl-c":
+            child.expect("Interrupted: you leave the match; a bot plays your seat")
+        child.expect(pexpect.EOF)
+        return match_id
+
+    try:
+        match_id = await asyncio.to_thread(start_then_interrupt)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == status
+    watcher = await platform.register("Watcher")
+    for _ in range(50):
+        info = await watcher.match(match_id)
+        if info.seat_info[0].left:
+            break
+        await asyncio.sleep(0.1)
+    assert info.seat_info[0].left

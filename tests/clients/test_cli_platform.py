@@ -1,13 +1,10 @@
 """The terminal client's platform commands as real processes (pexpect) against the whole platform:
-``maumau queue``, ``maumau room create|join``, ``maumau leaderboard``, ``maumau profile``, and
-Ctrl-C or a closed terminal leaving the seat to a bot."""
+``maumau queue``, ``maumau room create|join``, ``maumau leaderboard``, ``maumau profile``."""
 
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import signal
 import sys
 import tempfile
 
@@ -59,7 +56,7 @@ async def test_queue_then_profile_and_leaderboard_in_the_terminal(whole_platform
 
     def queue_and_play() -> str:
         child.expect(r"Queued for classic target=0 ranked")
-        child.expect(r"Seated: seat (\d) of 2 players at match (\w+) \(1 bot\)")
+        child.expect(r"Seated: seat (\d) of 2 players at match ([\w-]+) \(1 bot\)")
         match_id = child.match.group(2)
         play_match(child)
         child.expect(pexpect.EOF)
@@ -141,33 +138,3 @@ async def test_room_join_by_code_plays_with_the_host(whole_platform, sdk):
         child.close(force=True)
     assert child.exitstatus == 0
     assert (await room.refresh()).matches_started == 2
-
-
-@pytest.mark.parametrize(
-    ("how", "status"), [("ctrl-c", 128 + signal.SIGINT), ("hangup", 128 + signal.SIGHUP)]
-)
-async def test_ctrl_c_or_a_closed_terminal_leaves_the_seat_to_a_bot(
-    whole_platform, sdk, how, status
-):
-    child = spawn(whole_platform, "play", "--rules", "classic", "--bots", "1")
-
-    def start_then_interrupt() -> str:
-        child.expect(r"Match (\w+)\.")
-        match_id = child.match.group(1)
-        child.expect(PROMPT)
-        if how == "ctrl-c":
-            child.sendintr()
-            child.expect("Interrupted: you leave the match; a bot plays your seat")
-        else:
-            os.kill(child.pid, signal.SIGHUP)
-        child.expect(pexpect.EOF)
-        return match_id
-
-    try:
-        match_id = await asyncio.to_thread(start_then_interrupt)
-    finally:
-        child.close(force=True)
-    assert child.exitstatus == status
-    watcher = await sdk.register("Watcher")
-    info = await eventually(lambda: watcher.match(match_id), lambda i: i.seat_info[0].left)
-    assert info.seat_info[0].left

@@ -483,7 +483,14 @@ async def until_interrupted(work: Awaitable[int], seat: Seat, texts: Texts, out:
 
     def stop(signum: signal.Signals) -> None:
         received.append(signum)
-        task.cancel()
+        cancel()
+
+    def cancel() -> None:
+        # Again every half second until it ends: Python 3.11's wait_for can swallow a
+        # cancellation that meets a result (fixed in 3.12), and the game waits that way.
+        if not task.done():
+            task.cancel()
+            loop.call_later(0.5, cancel)
 
     signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     for signum in signals:
