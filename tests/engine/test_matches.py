@@ -126,7 +126,9 @@ async def test_a_match_that_starts_by_itself_deals_in_the_commit_that_takes_its_
     playing, and no replica is left to start it afterwards."""
     clients = await register_all(address, 3)
     try:
-        alone = await clients[0].create("classic", 2, bots={1: "random"}, auto_start=True)
+        alone = await clients[0].create(
+            "classic", 2, bots={1: game_pb2.BOT_LEVEL_RANDOM}, auto_start=True
+        )
         assert (alone.status, alone.version) == ("playing", 1)
         match = await clients[1].create("online", 2, auto_start=True)
         assert (match.status, match.version) == ("lobby", 1)
