@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Iterator
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
 import pytest
+import redis.asyncio
 
 from maumau.common.redis_server import EmbeddedRedis
 from maumau.engine.app import EngineApp
@@ -24,6 +25,14 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedR
     """
     with EmbeddedRedis(tmp_path_factory.mktemp("redis")) as server:
         yield server
+
+
+@pytest.fixture
+async def client(redis_server: EmbeddedRedis) -> AsyncIterator[redis.asyncio.Redis]:
+    """A client of the shared redis-server."""
+    connection = redis.asyncio.Redis.from_url(redis_server.url)
+    yield connection
+    await connection.aclose()
 
 
 @pytest.fixture

@@ -3,13 +3,12 @@ consumer (own-pending pass, claiming idle entries, ack after success)"), over a 
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 
 import prometheus_client
 import pytest
 import redis.asyncio
 
-from maumau.common.redis_server import EmbeddedRedis
 from maumau.common.results import RESULTS_STREAM, BadEntry, read_result, result_entry
 from maumau.common.streams import ConsumerSettings, StreamConsumer, StreamEntry, stream_of
 from maumau.v1 import game_pb2
@@ -37,13 +36,6 @@ class Recorder(StreamConsumer):
             self.fail -= 1
             raise RuntimeError("the handler failed")
         self.seen.extend(entry.fields[b"n"] for entry in entries)
-
-
-@pytest.fixture
-async def client(redis_server: EmbeddedRedis) -> AsyncIterator[redis.asyncio.Redis]:
-    connection = redis.asyncio.Redis.from_url(redis_server.url)
-    yield connection
-    await connection.aclose()
 
 
 @pytest.fixture

@@ -14,12 +14,10 @@ from tests.matchmaking.support import StartMatchmaker, clear_matchmaking, start_
 
 
 @pytest.fixture
-async def redis_client(redis_server: EmbeddedRedis) -> AsyncIterator[redis.asyncio.Redis]:
+async def redis_client(client: redis.asyncio.Redis) -> redis.asyncio.Redis:
     """A client of the shared Redis, with no ticket, room or rating of earlier tests."""
-    client = redis.asyncio.Redis.from_url(redis_server.url)
     await clear_matchmaking(client)
-    yield client
-    await client.aclose()
+    return client
 
 
 @pytest.fixture

@@ -15,13 +15,6 @@ from maumau.rating.store import RatingStore
 
 
 @pytest.fixture
-async def client(redis_server: EmbeddedRedis) -> AsyncIterator[redis.asyncio.Redis]:
-    connection = redis.asyncio.Redis.from_url(redis_server.url)
-    yield connection
-    await connection.aclose()
-
-
-@pytest.fixture
 def tag() -> str:
     """The hash tag of this test's rating keys."""
     return f"rating-test-{uuid.uuid4().hex[:12]}"
