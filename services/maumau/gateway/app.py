@@ -544,7 +544,8 @@ async def around(request: web.Request) -> web.Response:
 
 def create_app(settings: GatewaySettings, secret: bytes) -> web.Application:
     """The gateway as an aiohttp application; its upstream channels open on startup."""
-    from maumau.gateway.live import live  # the WebSocket side, which needs this module's keys
+    # the WebSocket side, which needs this module's keys
+    from maumau.gateway.live import SOCKETS_LIMIT, live
 
     app = web.Application(middlewares=[guard, limits], client_max_size=settings.max_body_bytes)
     app[SETTINGS] = settings
@@ -554,6 +555,7 @@ def create_app(settings: GatewaySettings, secret: bytes) -> web.Application:
     app[SOCKET_COUNTS] = SocketCounts(
         settings.sockets_per_session, settings.sockets_per_address, settings.max_sockets
     )
+    SOCKETS_LIMIT.set(settings.max_sockets)
     app[SOCKETS] = WeakSet()
     app[STOPPING] = asyncio.Event()
 

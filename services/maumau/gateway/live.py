@@ -47,6 +47,10 @@ from maumau.gateway.upstream import Refusal, bearer, from_rpc, language, refusal
 from maumau.v1 import engine_pb2, matchmaking_pb2
 
 OPEN_SOCKETS = prometheus_client.Gauge("gateway_websockets", "WebSockets open now.")
+SOCKETS_LIMIT = prometheus_client.Gauge(
+    "gateway_websockets_limit",
+    "WebSockets this process accepts at most (MAUMAU_GATEWAY_MAX_SOCKETS).",
+)
 FRAMES = prometheus_client.Counter(
     "gateway_websocket_frames_total", "Frames sent to pages, by type.", ["type"]
 )
