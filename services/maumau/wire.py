@@ -192,6 +192,9 @@ def view_to_pb(view: View, match_id: str, version: int) -> pb.View:
         if view.outcome
         else None,
         version=version,
+        specials=view.specials,
+        maumaus=view.maumaus,
+        starter_open=view.starter_open,
     )
 
 
@@ -227,6 +230,9 @@ def view_from_pb(message: pb.View) -> View:
         teams=message.teams,
         legal=tuple(map(action_from_pb, message.legal)),
         outcome=Outcome(tuple(outcome.winners), cast(Any, outcome.reason)) if outcome else None,
+        specials=tuple(message.specials),
+        maumaus=tuple(message.maumaus),
+        starter_open=message.starter_open,
     )
 
 
