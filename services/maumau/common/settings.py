@@ -61,6 +61,17 @@ def metrics_port(default: int) -> Any:
     return Field(default, ge=0, le=65535, description="Prometheus /metrics port (0: any free)")
 
 
+def grpc_target(default: str, what: str) -> Any:
+    """A setting naming a service this one calls, e.g. the engine its tables are created on."""
+    return Field(
+        default,
+        pattern=r"\S",
+        description=f"{what}: a gRPC target, e.g. `engine:50051` or "
+        "`ipv4:10.0.0.1:50051,10.0.0.2:50051`; calls go round robin over what it names",
+        json_schema_extra={"accepted": "a gRPC target, not blank"},
+    )
+
+
 class ServiceSettings(BaseSettings):
     """What every service has: where it listens and how it behaves as a server."""
 

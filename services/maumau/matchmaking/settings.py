@@ -15,6 +15,7 @@ from maumau.common.settings import (
     RedisSettings,
     TokenSettings,
     grpc_port,
+    grpc_target,
     metrics_port,
     service_config,
 )
@@ -31,12 +32,8 @@ class Settings(RedisSettings, TokenSettings):
 
     port: int = grpc_port(PORTS.grpc)
     metrics_port: int = metrics_port(PORTS.metrics)
-    engine_address: str = Field(
-        f"127.0.0.1:{ENGINE.grpc}",
-        pattern=r"\S",
-        description="the engine tables are created on: a gRPC target, e.g. `engine:50051` or "
-        "`ipv4:10.0.0.1:50051,10.0.0.2:50051`; calls go round robin over what it names",
-        json_schema_extra={"accepted": "a gRPC target, not blank"},
+    engine_address: str = grpc_target(
+        f"127.0.0.1:{ENGINE.grpc}", "the engine tables are created on"
     )
     tick_seconds: float = Field(
         0.05, gt=0, le=60, description="how often a replica looks at the queues"

@@ -18,7 +18,7 @@ from maumau.common.players import PlayerDirectory
 from maumau.rules.errors import BadInput
 from maumau.tournaments import ranking
 from maumau.tournaments.engine import Engine
-from maumau.tournaments.settings import BOT_LEVELS, Settings
+from maumau.tournaments.settings import Settings
 from maumau.tournaments.state import (
     OVER,
     PLAYING,
@@ -31,6 +31,7 @@ from maumau.tournaments.state import (
 from maumau.tournaments.store import TournamentStore, events_of
 from maumau.v1 import game_pb2, tournaments_pb2_grpc
 from maumau.v1 import tournaments_pb2 as pb
+from maumau.wire import BOT_LEVELS
 
 Context = grpc.aio.ServicerContext[Any, Any]
 FOLLOW_BLOCK_MS = 2000

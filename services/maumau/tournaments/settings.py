@@ -15,6 +15,7 @@ from maumau.common.settings import (
     RedisSettings,
     TokenSettings,
     grpc_port,
+    grpc_target,
     metrics_port,
     service_config,
 )
@@ -22,7 +23,6 @@ from maumau.common.streams import ConsumerSettings
 
 PORTS = SERVICE_PORTS["tournaments"]
 ENGINE = SERVICE_PORTS["engine"]
-BOT_LEVELS = ("random", "heuristic", "strong")
 
 
 class Settings(RedisSettings, TokenSettings):
@@ -32,13 +32,7 @@ class Settings(RedisSettings, TokenSettings):
 
     port: int = grpc_port(PORTS.grpc)
     metrics_port: int = metrics_port(PORTS.metrics)
-    engine_address: str = Field(
-        f"127.0.0.1:{ENGINE.grpc}",
-        pattern=r"\S",
-        description="the engine the tables play on: a gRPC target; calls go round robin over "
-        "what it names",
-        json_schema_extra={"accepted": "a gRPC target, not blank"},
-    )
+    engine_address: str = grpc_target(f"127.0.0.1:{ENGINE.grpc}", "the engine the tables play on")
     time_zone: str = Field(
         "Europe/Berlin",
         description="the championship year is the calendar year in this time zone (IANA name)",
