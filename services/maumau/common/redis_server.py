@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 import socket
 import subprocess
 import time
@@ -147,12 +148,22 @@ class EmbeddedRedis:
         )
 
 
+FREE_PORTS = range(20000, 32768)
+"""Where free_port() looks: below Linux's ephemeral range (32768-60999), so the local end of
+an outgoing connection cannot take a port between the moment it is chosen and the moment it is
+bound."""
+
+
 def free_port() -> int:
     """A port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
+    for port in random.sample(FREE_PORTS, 200):
+        with socket.socket() as sock:
+            try:
+                sock.bind((HOST, port))
+            except OSError:
+                continue
+            return port
+    raise OSError(f"no free port on {HOST} in {FREE_PORTS.start}-{FREE_PORTS.stop - 1}")
 
 
 @contextlib.asynccontextmanager
