@@ -1,7 +1,7 @@
 """Matchmaker replicas on 127.0.0.1:0 on a real engine (the ``engine`` fixture of
-tests/conftest.py), over the shared real redis-server."""
+tests/conftest.py), over a real redis-server of this folder's own."""
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import redis.asyncio
@@ -11,6 +11,15 @@ from maumau.engine.app import EngineApp
 from maumau.matchmaking.app import MatchmakingApp
 from maumau.matchmaking.worker import Hooks
 from tests.matchmaking.support import StartMatchmaker, clear_matchmaking, start_matchmaker
+
+
+@pytest.fixture(scope="package")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedRedis]:
+    """A redis-server of these tests' own: an engine started here plays out every bot move it
+    finds due, and the unfinished matches other folders leave in a shared Redis would keep the
+    event loop that the matchmakers under test share busy past their timeouts."""
+    with EmbeddedRedis(tmp_path_factory.mktemp("redis-matchmaking")) as server:
+        yield server
 
 
 @pytest.fixture
