@@ -12,13 +12,13 @@ from tests.gateway.support import Gateway, Platform, platform, start_gateway
 from tests.support.programs import require
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 async def services(redis_server: EmbeddedRedis) -> AsyncIterator[Platform]:
     async with platform(redis_server.url) as started:
         yield started
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 async def gateway(services: Platform) -> AsyncIterator[Gateway]:
     started = await start_gateway(services.settings())
     yield started
