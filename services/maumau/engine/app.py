@@ -9,6 +9,7 @@ from functools import partial
 
 import redis.asyncio as redis
 
+from maumau.common import tokens
 from maumau.common.config import ServiceConfig
 from maumau.common.lifecycle import Service, pause
 from maumau.common.players import PlayerDirectory
@@ -34,12 +35,13 @@ class EngineApp(Service):
         secret: bytes,
         settings: EngineSettings | None = None,
         poll_seconds: float = 0.05,
+        player_token_ttl_seconds: float = tokens.PLAYER_TOKEN_TTL_SECONDS,
     ) -> None:
         reconnecting(client)
         self.matches = Matches(MatchStore(client), settings or EngineSettings())
         directory = PlayerDirectory(client)
         engine = EngineService(self.matches, secret, directory)
-        players = PlayersService(directory, secret)
+        players = PlayersService(directory, secret, player_token_ttl_seconds)
         server = create_server(
             {
                 "maumau.v1.Engine": partial(engine_pb2_grpc.add_EngineServicer_to_server, engine),
@@ -88,4 +90,10 @@ class EngineApp(Service):
 
 def build(settings: Settings, client: redis.Redis | None) -> EngineApp:
     assert client is not None, "the engine's settings include Redis"
-    return EngineApp(client, settings.server(), settings.secret(), settings.engine())
+    return EngineApp(
+        client,
+        settings.server(),
+        settings.secret(),
+        settings.engine(),
+        player_token_ttl_seconds=settings.player_token_ttl_seconds,
+    )

@@ -48,6 +48,12 @@ class Settings(RedisSettings, TokenSettings):
     bot_budget_ms: int = Field(
         200, ge=1, le=2000, description="thinking time asked of a `strong` bot"
     )
+    player_token_ttl_seconds: int = Field(
+        30 * 86400,
+        ge=60,
+        le=366 * 86400,
+        description="how long a player token works (Players.RenewToken gives a fresh one)",
+    )
     bots_address: str = Field(
         f"127.0.0.1:{BOTS.grpc}",
         validation_alias="MAUMAU_BOTS_ADDRESS",
