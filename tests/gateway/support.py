@@ -57,7 +57,7 @@ async def platform(redis_url: str, bot_delay: float = 0.0) -> AsyncIterator[Plat
         clients[0], engine_config(), SECRET, EngineSettings(bot_delay_seconds=bot_delay), 0.01
     )
     await engine.start()
-    bots = BotsApp(config())
+    bots = BotsApp(config(), SECRET)
     await bots.start()
     matchmaking = MatchmakingApp(
         clients[1],

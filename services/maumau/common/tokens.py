@@ -14,6 +14,7 @@ key always has the length HS256 asks for and the secret itself signs nothing els
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import secrets
@@ -37,6 +38,9 @@ SEAT_TOKEN_TTL_SECONDS = 30 * 86400
 """The longest a seat token lives: longer than any match is played and then kept, so in practice
 a seat token ends with its match (the engine answers "expired" once the match is gone)."""
 
+BOTS_TOKEN_TTL_SECONDS = 3600
+"""A bots token's lifetime: short, since the engine shows it to third-party bot servers too."""
+
 CLOCK_SKEW_SECONDS = 60
 """A token issued up to this far in the future (by a replica whose clock runs ahead) is taken."""
 
@@ -56,6 +60,9 @@ class TokenKind(StrEnum):
     PLAYER = "player"
     SEAT = "seat"
     SERVICE = "service"
+    BOTS = "bots"
+    """A platform service asking the Bots service (only it) for decisions: safe to show a
+    third-party bot server, which can do nothing else with it."""
 
     @property
     def audience(self) -> str:
@@ -124,28 +131,63 @@ def issue_service_token(
     return _issue(secret, TokenKind.SERVICE, service, {}, ttl_seconds, now)
 
 
+def issue_bots_token(
+    secret: bytes,
+    service: str,
+    *,
+    ttl_seconds: float = BOTS_TOKEN_TTL_SECONDS,
+    now: float | None = None,
+) -> str:
+    """A token a platform service shows the Bots service (``maumau:bots``), and nothing else."""
+    return _issue(secret, TokenKind.BOTS, service, {}, ttl_seconds, now)
+
+
+Claims = PlayerClaims | SeatClaims | ServiceClaims
+
+
+def verify_token(secret: bytes, token: str, *kinds: TokenKind, now: float | None = None) -> Claims:
+    """The claims of a token of one of ``kinds`` (decoded once, whichever kind it is); TokenError
+    says why it cannot be trusted, WrongKind when it is valid but of another kind (asking for
+    the first of ``kinds``, the one a person is expected to hold)."""
+    kind, payload = _verify(secret, token, kinds, now)
+    if kind == TokenKind.PLAYER:
+        generation = payload.get("gen")
+        if generation is not None and (type(generation) is not int or generation < 0):
+            raise TokenError("token is malformed: claim 'gen' is not a whole number")
+        return PlayerClaims(payload["sub"], payload["exp"], generation)
+    if kind == TokenKind.SEAT:
+        match_id, seat = _claim(payload, "mid", str), _claim(payload, "seat", int)
+        return SeatClaims(match_id, seat, payload["sub"], payload["exp"])
+    return ServiceClaims(payload["sub"], payload.get("exp"))
+
+
 def verify_player_token(secret: bytes, token: str, *, now: float | None = None) -> PlayerClaims:
     """Who holds this player token; TokenError says why it cannot be trusted. The generation
     is checked against Redis by ``maumau.common.players.PlayerDirectory.check_token``."""
-    payload = _verify(secret, token, TokenKind.PLAYER, now)
-    generation = payload.get("gen")
-    if generation is not None and (type(generation) is not int or generation < 0):
-        raise TokenError("token is malformed: claim 'gen' is not a whole number")
-    return PlayerClaims(payload["sub"], payload["exp"], generation)
+    claims = verify_token(secret, token, TokenKind.PLAYER, now=now)
+    assert isinstance(claims, PlayerClaims)
+    return claims
 
 
 def verify_seat_token(secret: bytes, token: str, *, now: float | None = None) -> SeatClaims:
     """Which seat of which match this token acts for; TokenError says why it cannot."""
-    payload = _verify(secret, token, TokenKind.SEAT, now)
-    return SeatClaims(
-        _claim(payload, "mid", str), _claim(payload, "seat", int), payload["sub"], payload["exp"]
-    )
+    claims = verify_token(secret, token, TokenKind.SEAT, now=now)
+    assert isinstance(claims, SeatClaims)
+    return claims
 
 
 def verify_service_token(secret: bytes, token: str, *, now: float | None = None) -> ServiceClaims:
     """Which service shows this token; TokenError says why it cannot be trusted."""
-    payload = _verify(secret, token, TokenKind.SERVICE, now)
-    return ServiceClaims(payload["sub"], payload.get("exp"))
+    claims = verify_token(secret, token, TokenKind.SERVICE, now=now)
+    assert isinstance(claims, ServiceClaims)
+    return claims
+
+
+def verify_bots_token(secret: bytes, token: str, *, now: float | None = None) -> ServiceClaims:
+    """Which service asks the Bots service; TokenError says why it cannot be trusted."""
+    claims = verify_token(secret, token, TokenKind.BOTS, now=now)
+    assert isinstance(claims, ServiceClaims)
+    return claims
 
 
 BEARER_PREFIX = "Bearer "
@@ -170,9 +212,10 @@ def bearer_metadata(token: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", BEARER_PREFIX + token),)
 
 
-_KINDS = {kind.audience: kind.value for kind in TokenKind}
+_KINDS = {kind.audience: kind for kind in TokenKind}
 
 
+@functools.lru_cache(maxsize=16)
 def signing_key(secret: bytes) -> bytes:
     """The HS256 key of every token: derived from the platform secret, 32 bytes long."""
     return hmac.new(secret, b"maumau token signing key v1", hashlib.sha256).digest()
@@ -199,7 +242,9 @@ def _issue(
     return jwt.encode(payload, signing_key(secret), algorithm=ALGORITHM)
 
 
-def _verify(secret: bytes, token: str, kind: TokenKind, now: float | None) -> dict[str, Any]:
+def _verify(
+    secret: bytes, token: str, kinds: tuple[TokenKind, ...], now: float | None
+) -> tuple[TokenKind, dict[str, Any]]:
     token = token.strip()
     if not token or len(token) > MAX_TOKEN_CHARACTERS or not token.isascii():
         raise TokenError(
@@ -225,11 +270,12 @@ def _verify(secret: bytes, token: str, kind: TokenKind, now: float | None) -> di
     except jwt.PyJWTError as error:
         raise TokenError(f"token is malformed: {error}") from None
     audience = payload.get("aud")
-    if audience != kind.audience:
-        named = _KINDS.get(audience) if isinstance(audience, str) else None
-        raise WrongKind(f"this is a {named or 'foreign'} token, a {kind} token is needed")
+    kind = _KINDS.get(audience) if isinstance(audience, str) else None
+    if kind not in kinds:
+        raise WrongKind(f"this is a {kind or 'foreign'} token, a {kinds[0]} token is needed")
+    assert kind is not None
     _claim(payload, "sub", str)
-    if kind != TokenKind.SERVICE and "exp" not in payload:
+    if kind != TokenKind.SERVICE and "exp" not in payload:  # only in-platform tokens may last
         raise TokenError(f"token is malformed: a {kind} token must carry 'exp'")
     if "exp" in payload:
         expires = _claim(payload, "exp", int)
@@ -238,9 +284,10 @@ def _verify(secret: bytes, token: str, kind: TokenKind, now: float | None) -> di
                 TokenKind.PLAYER: "register again (Players.RenewToken renews one before it ends)",
                 TokenKind.SEAT: "its match is over; join a new match for a new seat token",
                 TokenKind.SERVICE: "the service must issue itself a new one",
+                TokenKind.BOTS: "the calling service must issue itself a new one",
             }[kind]
             raise TokenError(f"{kind} token expired: {again}")
-    return payload
+    return kind, payload
 
 
 def _claim(payload: dict[str, Any], key: str, kind: type[T]) -> T:

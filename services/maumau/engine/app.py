@@ -38,7 +38,7 @@ class EngineApp(Service):
         player_token_ttl_seconds: float = tokens.PLAYER_TOKEN_TTL_SECONDS,
     ) -> None:
         reconnecting(client)
-        self.matches = Matches(MatchStore(client), settings or EngineSettings())
+        self.matches = Matches(MatchStore(client), settings or EngineSettings(), secret)
         directory = PlayerDirectory(client)
         engine = EngineService(self.matches, secret, directory)
         players = PlayersService(directory, secret, player_token_ttl_seconds)
@@ -56,36 +56,54 @@ class EngineApp(Service):
         super().__init__(server, {"deadlines": self.run_deadlines})
 
     async def run_deadlines(self, stopping: asyncio.Event, batch: int = 20) -> None:
-        """Claim due deadlines and act on them until ``stopping`` (finishing the deadline in
-        hand, not cutting it off mid-commit); a claim is a lease (``deadline_lease_seconds``), so
-        a deadline whose replica dies while acting on it comes due again elsewhere."""
+        """Claim due deadlines and act on them, up to ``deadline_concurrency`` at once, until
+        ``stopping`` (finishing the deadlines in hand, not cutting them off mid-commit); a claim
+        is a lease (``deadline_lease_seconds``), so a deadline whose replica dies while acting on
+        it comes due again elsewhere."""
         store = self.matches.store
         lease = self.matches.settings.deadline_lease_seconds
+        slots = self.matches.settings.deadline_concurrency
+        in_hand: set[asyncio.Task[None]] = set()
         next_gauge = 0.0
-        while not stopping.is_set():
-            wait = self.poll_seconds
-            try:
-                due = await store.claim_due(time.time(), lease, batch)
-                for match_id in due:
-                    if stopping.is_set():
-                        break  # the rest come due again when their lease runs out
-                    try:
-                        await self.matches.handle_due(match_id)
-                    except Exception:
-                        log.exception("deadline of match %s failed; it comes due again", match_id)
-                if time.monotonic() >= next_gauge:
-                    MATCHES_ACTIVE.set(await store.count_active())
-                    earliest = await store.earliest_deadline()
-                    DEADLINE_OVERDUE.set(0 if earliest is None else max(0, time.time() - earliest))
-                    next_gauge = time.monotonic() + 5
-            except (redis.ConnectionError, redis.TimeoutError) as error:
-                log.warning("deadlines paused: Redis unreachable (%s)", error)
-                due, wait = [], max(wait, 0.5)
-            except Exception:
-                log.exception("deadline loop failed; trying again")
-                due, wait = [], max(wait, 0.5)
-            if not due:
-                await pause(stopping, wait)
+        try:
+            while not stopping.is_set():
+                wait = self.poll_seconds
+                due: list[str] = []
+                try:
+                    free = slots - len(in_hand)
+                    if free > 0:
+                        due = await store.claim_due(time.time(), lease, min(batch, free))
+                    for match_id in due:
+                        task = asyncio.create_task(self._handle_due(match_id))
+                        in_hand.add(task)
+                        task.add_done_callback(in_hand.discard)
+                    if time.monotonic() >= next_gauge:
+                        MATCHES_ACTIVE.set(await store.count_active())
+                        earliest = await store.earliest_deadline()
+                        overdue = 0 if earliest is None else max(0, time.time() - earliest)
+                        DEADLINE_OVERDUE.set(overdue)
+                        next_gauge = time.monotonic() + 5
+                except (redis.ConnectionError, redis.TimeoutError) as error:
+                    log.warning("deadlines paused: Redis unreachable (%s)", error)
+                    due, wait = [], max(wait, 0.5)
+                except Exception:
+                    log.exception("deadline loop failed; trying again")
+                    due, wait = [], max(wait, 0.5)
+                if len(in_hand) >= slots:
+                    await asyncio.wait(in_hand, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+                elif not due:
+                    await pause(stopping, wait)
+                else:
+                    await asyncio.sleep(0)  # let the new tasks start before claiming more
+        finally:
+            if in_hand:
+                await asyncio.gather(*in_hand, return_exceptions=True)
+
+    async def _handle_due(self, match_id: str) -> None:
+        try:
+            await self.matches.handle_due(match_id)
+        except Exception:
+            log.exception("deadline of match %s failed; it comes due again", match_id)
 
 
 def build(settings: Settings, client: redis.Redis | None) -> EngineApp:

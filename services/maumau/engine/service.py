@@ -28,6 +28,11 @@ FOLLOWERS = prometheus_client.Gauge(
 )
 
 
+CALLERS = (tokens.TokenKind.PLAYER, tokens.TokenKind.SERVICE)
+"""Who may create and start matches: a player, or a platform service (matchmaking, ...)."""
+VIEWERS = (tokens.TokenKind.SEAT, tokens.TokenKind.PLAYER)
+"""Who may see a match: its seats, or any player as a spectator."""
+
 SEAT_MATCH_GONE = "seat token expired: its match is over and no longer kept; join a new match"
 
 FOLLOW_BLOCK_MS = 2000
@@ -52,14 +57,11 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         return await self.players.check_token(claims)
 
     async def _caller(self, context: Context) -> tokens.PlayerClaims | tokens.ServiceClaims:
-        token = bearer(context)
-        try:
-            return await self._checked(tokens.verify_player_token(self.secret, token))
-        except tokens.WrongKind as refused:
-            try:
-                return tokens.verify_service_token(self.secret, token)
-            except tokens.WrongKind:
-                raise refused from None  # a player token is what a person is asked for
+        claims = tokens.verify_token(self.secret, bearer(context), *CALLERS)
+        if isinstance(claims, tokens.PlayerClaims):
+            return await self._checked(claims)
+        assert isinstance(claims, tokens.ServiceClaims)
+        return claims
 
     async def _seat_match(self, claims: tokens.SeatClaims) -> Stored:
         """The match a seat token names; once the match is gone, its seat tokens are expired."""
@@ -227,14 +229,13 @@ class EngineService(engine_pb2_grpc.EngineServicer):
 
     async def _viewer(self, context: Context, match_id: str) -> tuple[int | None, str, str]:
         """The seat a token may see (None: a spectator), the match it is for and the player."""
-        token = bearer(context)
-        try:
-            claims = tokens.verify_seat_token(self.secret, token)
-        except tokens.WrongKind:
-            player = await self._checked(tokens.verify_player_token(self.secret, token))
+        claims = tokens.verify_token(self.secret, bearer(context), *VIEWERS)
+        if isinstance(claims, tokens.PlayerClaims):
+            player = await self._checked(claims)
             if not match_id:
-                raise lobby.invalid("match_id is required to spectate") from None
+                raise lobby.invalid("match_id is required to spectate")
             return None, match_id, player.player_id
+        assert isinstance(claims, tokens.SeatClaims)
         if match_id and match_id != claims.match_id:
             raise lobby.denied("this seat token is for another match")
         stored = await self._seat_match(claims)

@@ -48,6 +48,13 @@ class Settings(RedisSettings, TokenSettings):
     bot_budget_ms: int = Field(
         200, ge=1, le=2000, description="thinking time asked of a `strong` bot"
     )
+    deadline_concurrency: int = Field(
+        16,
+        ge=1,
+        le=1000,
+        description="bot moves and turn timers one replica handles at once (one slow bot "
+        "never holds up the others)",
+    )
     player_token_ttl_seconds: int = Field(
         30 * 86400,
         ge=60,
@@ -79,4 +86,5 @@ class Settings(RedisSettings, TokenSettings):
             deadline_lease_seconds=self.deadline_lease_seconds,
             bot_addresses=addresses,
             bot_budget_ms=self.bot_budget_ms,
+            deadline_concurrency=self.deadline_concurrency,
         )
