@@ -59,7 +59,7 @@ class Settings(RedisSettings, TokenSettings):
     bots_address_strong: str | None = _level_address("strong")
 
     redis_connections: int = Field(
-        50,
+        100,
         ge=2,
         le=10_000,
         description="connections to Redis for calls per replica (calls beyond wait for one); "
