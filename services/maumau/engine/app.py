@@ -13,20 +13,31 @@ from maumau.common import tokens
 from maumau.common.config import ServiceConfig
 from maumau.common.lifecycle import Service, pause
 from maumau.common.players import PlayerDirectory
-from maumau.common.redis_server import reconnecting
+from maumau.common.redis_server import pooled, reconnecting
 from maumau.common.server import create_server
+from maumau.engine.follow import FollowHub, OpenStreams
 from maumau.engine.matches import DEADLINE_OVERDUE, MATCHES_ACTIVE, EngineSettings, Matches
 from maumau.engine.players import PlayersService
 from maumau.engine.service import EngineService
 from maumau.engine.settings import Settings
-from maumau.engine.store import MatchStore
+from maumau.engine.store import MatchStore, Status
 from maumau.v1 import engine_pb2_grpc, players_pb2_grpc
 
 log = logging.getLogger(__name__)
 
 
+FOLLOW_LANE_SIZE = 250
+"""Matches one follow reader (one Redis connection) reads at once."""
+CALL_WAIT_SECONDS = 10.0
+"""The longest a call waits for a free connection of its pool before it answers UNAVAILABLE."""
+
+
 class EngineApp(Service):
-    """One replica: start() serves gRPC and claims due deadlines until stop()."""
+    """One replica: start() serves gRPC and claims due deadlines until stop().
+
+    Its Redis connections come in separate pools, so no kind of work can starve another: calls
+    (``redis_connections``), the follow readers (one per lane of matches), the deadline loop
+    (one per deadline in hand) and the health probe (one of its own)."""
 
     def __init__(
         self,
@@ -37,10 +48,23 @@ class EngineApp(Service):
         poll_seconds: float = 0.05,
         player_token_ttl_seconds: float = tokens.PLAYER_TOKEN_TTL_SECONDS,
     ) -> None:
-        reconnecting(client)
-        self.matches = Matches(MatchStore(client), settings or EngineSettings(), secret)
-        directory = PlayerDirectory(client)
-        engine = EngineService(self.matches, secret, directory)
+        settings = settings or EngineSettings()
+        reconnecting(client)  # the caller's client, which the pools below are copied from
+        calls = pooled(client, settings.redis_connections, CALL_WAIT_SECONDS)
+        lanes = -(-settings.max_follow_streams // FOLLOW_LANE_SIZE)
+        readers = pooled(client, lanes + 1, CALL_WAIT_SECONDS)
+        # One per deadline in hand and one for the loop's own claims.
+        background = pooled(client, settings.deadline_concurrency + 1, CALL_WAIT_SECONDS)
+        health = pooled(client, 1, CALL_WAIT_SECONDS)
+        self.clients = (calls, readers, background, health)
+        self.matches = Matches(MatchStore(calls), settings, secret)
+        self.deadlines = Matches(MatchStore(background), settings, secret)
+        self.hub = FollowHub(
+            calls, readers, self._live, settings.follow_queue_events, FOLLOW_LANE_SIZE
+        )
+        streams = OpenStreams(settings.follow_streams_per_player, settings.max_follow_streams)
+        directory = PlayerDirectory(calls)
+        engine = EngineService(self.matches, secret, directory, self.hub, streams)
         players = PlayersService(directory, secret, player_token_ttl_seconds)
         server = create_server(
             {
@@ -50,7 +74,7 @@ class EngineApp(Service):
                 ),
             },
             config,
-            client.ping,
+            health.ping,
         )
         self.poll_seconds = poll_seconds
         super().__init__(server, {"deadlines": self.run_deadlines})
@@ -60,9 +84,9 @@ class EngineApp(Service):
         ``stopping`` (finishing the deadlines in hand, not cutting them off mid-commit); a claim
         is a lease (``deadline_lease_seconds``), so a deadline whose replica dies while acting on
         it comes due again elsewhere."""
-        store = self.matches.store
-        lease = self.matches.settings.deadline_lease_seconds
-        slots = self.matches.settings.deadline_concurrency
+        store = self.deadlines.store
+        lease = self.deadlines.settings.deadline_lease_seconds
+        slots = self.deadlines.settings.deadline_concurrency
         in_hand: set[asyncio.Task[None]] = set()
         next_gauge = 0.0
         try:
@@ -101,9 +125,20 @@ class EngineApp(Service):
 
     async def _handle_due(self, match_id: str) -> None:
         try:
-            await self.matches.handle_due(match_id)
+            await self.deadlines.handle_due(match_id)
         except Exception:
             log.exception("deadline of match %s failed; it comes due again", match_id)
+
+    async def _live(self, match_id: str) -> bool:
+        stored = await self.matches.store.load(match_id)
+        return stored is not None and stored.record.status != Status.OVER
+
+    async def close(self) -> None:
+        await self.hub.close()
+        for matches in (self.matches, self.deadlines):
+            await matches.bots.close()
+        for client in self.clients:
+            await client.aclose()
 
 
 def build(settings: Settings, client: redis.Redis | None) -> EngineApp:
