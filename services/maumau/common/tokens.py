@@ -250,25 +250,7 @@ def _verify(
         raise TokenError(
             f"token is malformed: expected a JWT of at most {MAX_TOKEN_CHARACTERS} ASCII characters"
         )
-    try:
-        # Signature, algorithm and claim types here; audience and expiry below, so a token of
-        # another kind or an old one is named as such, not as merely invalid.
-        payload = jwt.decode(
-            token,
-            signing_key(secret),
-            algorithms=[ALGORITHM],
-            issuer=ISSUER,
-            leeway=CLOCK_SKEW_SECONDS,
-            options={"verify_aud": False, "verify_exp": False, "require": ["sub", "iat", "aud"]},
-        )
-    except jwt.InvalidSignatureError:
-        raise TokenError(
-            "token signature does not match: it was altered or signed elsewhere"
-        ) from None
-    except jwt.MissingRequiredClaimError as missing:
-        raise TokenError(f"token is malformed: claim {missing.claim!r} is missing") from None
-    except jwt.PyJWTError as error:
-        raise TokenError(f"token is malformed: {error}") from None
+    payload = _decoded(secret, token)
     audience = payload.get("aud")
     kind = _KINDS.get(audience) if isinstance(audience, str) else None
     if kind not in kinds:
@@ -288,6 +270,31 @@ def _verify(
             }[kind]
             raise TokenError(f"{kind} token expired: {again}")
     return kind, payload
+
+
+@functools.lru_cache(maxsize=4096)
+def _decoded(secret: bytes, token: str) -> dict[str, Any]:
+    """A token's claims once its signature, algorithm and claim types are checked; the same
+    token is shown again and again (every call of a client), so the answer is remembered.
+    Audience and expiry are checked by the caller, every time, so a token of another kind or an
+    old one is named as such, not as merely invalid. The claims must not be changed."""
+    try:
+        return jwt.decode(
+            token,
+            signing_key(secret),
+            algorithms=[ALGORITHM],
+            issuer=ISSUER,
+            leeway=CLOCK_SKEW_SECONDS,
+            options={"verify_aud": False, "verify_exp": False, "require": ["sub", "iat", "aud"]},
+        )
+    except jwt.InvalidSignatureError:
+        raise TokenError(
+            "token signature does not match: it was altered or signed elsewhere"
+        ) from None
+    except jwt.MissingRequiredClaimError as missing:
+        raise TokenError(f"token is malformed: claim {missing.claim!r} is missing") from None
+    except jwt.PyJWTError as error:
+        raise TokenError(f"token is malformed: {error}") from None
 
 
 def _claim(payload: dict[str, Any], key: str, kind: type[T]) -> T:
