@@ -50,6 +50,10 @@ LANES = prometheus_client.Gauge(
 FOLLOWERS = prometheus_client.Gauge(
     "engine_event_stream_followers", "Follow streams open on this replica."
 )
+FOLLOWERS_LIMIT = prometheus_client.Gauge(
+    "engine_event_stream_followers_limit",
+    "Follow streams this replica takes at most (MAUMAU_ENGINE_MAX_FOLLOW_STREAMS).",
+)
 REFUSED = prometheus_client.Counter(
     "engine_follow_refused_total",
     "Follow streams refused at a cap (limit: player or replica).",
@@ -81,6 +85,7 @@ class OpenStreams:
         self.retry_after_seconds = retry_after_seconds
         self.open = 0
         self.by_player: dict[str, int] = {}
+        FOLLOWERS_LIMIT.set(total)
 
     @contextlib.contextmanager
     def hold(self, player_id: str) -> Iterator[None]:
