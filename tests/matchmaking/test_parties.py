@@ -196,3 +196,20 @@ async def test_a_ranked_ticket_is_one_player_or_one_team(
     await a.cancel(team.ticket_id)
     for player in (a, b):
         await player.close()
+
+
+async def test_declining_another_invitation_leaves_ones_own_party_ticket_alone(
+    matchmakers: StartMatchmaker, redis_client: redis.asyncio.Redis
+) -> None:
+    app = await matchmakers()
+    a, b, other = (Player.connect(f"decline-{n}", address_of(app)) for n in "abo")
+    await party_of(redis_client, a, b)
+    await register(redis_client, other)
+    invitation = await other.invite(b.player_id)
+    ticket = await a.enqueue("ostfriesland", seat_counts=[8], party=[b.player_id])
+    declined = await b.leave_party(invitation.party_id)
+    assert not declined.invited
+    assert (await a.get(ticket.ticket_id)).state == "searching"
+    await a.cancel(ticket.ticket_id)
+    for player in (a, b, other):
+        await player.close()

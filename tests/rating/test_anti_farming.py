@@ -4,6 +4,7 @@ and the ordinals the matchmaker compares are published after each match."""
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import grpc
@@ -51,18 +52,17 @@ async def test_a_second_account_that_joins_and_leaves_stops_counting(client, str
     # alt's drop shrinks by half each time and stops after three meetings (rule 1).
     assert mains[1] > 0 and mains[2:] == [mains[1]] * (len(mains) - 2)
     assert mains[1] <= alts[0] + CLIMB_MARGIN
-    drops = [before - after for before, after in zip(alts, alts[1:], strict=False)]
+    drops = [before - after for before, after in itertools.pairwise(alts)]
     assert drops[0] > drops[1] > drops[2] > 0
     assert drops[REPEATS_IGNORED:] == [0.0] * (len(drops) - REPEATS_IGNORED)
     alt_ordinal = alts[-1]
-    ordinals = mains
     # A match against someone else counts in full again.
     await publish(
         client,
         stream,
         [result([seat(0, main, winner=True), seat(1, stranger, total=40)], finished_at=now + 10)],
     )
-    assert await ordinal_after(stub, main, REPEATS_IGNORED + 3) > ordinals[-1]
+    assert await ordinal_after(stub, main, REPEATS_IGNORED + 3) > mains[-1]
     # The matchmaker reads the current season's ordinals from the shared keys.
     published = await client.get(rating_key("classic", alt))
     assert published is not None and float(published) == pytest.approx(alt_ordinal)

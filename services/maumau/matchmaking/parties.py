@@ -173,18 +173,26 @@ class Parties:
         await self.redis.zrem(invites_key(player), party_id)
         return party
 
-    async def leave(self, player: str, party_id: str) -> PartyRecord:
+    async def leave(self, player: str, party_id: str) -> tuple[PartyRecord, bool]:
+        """The party after ``player`` left it (or declined it), and whether they were in it."""
         if not party_id:
             current = await self.of(player)
             if current is None:
                 raise not_found("you are in no party")
             party_id = current.party_id
-        party = await self.update(party_id, lambda p: p.leave(player))
+        was_member = False
+
+        def leave(party: PartyRecord) -> None:
+            nonlocal was_member
+            was_member = player in party.members
+            party.leave(player)
+
+        party = await self.update(party_id, leave)
         await self.redis.zrem(invites_key(player), party_id)
         pointer = cast(bytes | None, await self.redis.get(member_key(player)))
         if pointer is not None and pointer.decode() == party_id:
             await self.redis.delete(member_key(player))
-        return party
+        return party, was_member
 
     async def get(self, player: str, party_id: str, now: float) -> PartyRecord:
         if not party_id:

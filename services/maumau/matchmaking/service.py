@@ -275,10 +275,10 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
         self, request: matchmaking_pb2.PartyRequest, context: Context
     ) -> matchmaking_pb2.Party:
         player = self._player(context)
-        party = await self.parties.leave(player, _party_id(request.party_id))
-        ticket_id = await self.queue.latest(player)
+        party, was_member = await self.parties.leave(player, _party_id(request.party_id))
+        ticket_id = await self.queue.latest(player) if was_member else None
         ticket = await self.queue.get(ticket_id) if ticket_id else None
-        if ticket is not None and ticket.live and len(ticket.spec.players) > 1:
+        if ticket is not None and ticket.live and set(ticket.spec.players) & set(party.members):
             ended = await self.queue.cancel(ticket, f"{player} left the party")
             if ended.status.state == CANCELLED:
                 TICKETS_ENDED.labels("cancelled").inc()
