@@ -84,7 +84,7 @@ export async function tournamentPage(main, tournamentId, me, go, announce) {
     if (!section.isConnected) return;
     const seat = await seatOf(tournament, me);
     if (!section.isConnected) return;
-    section.replaceChildren(...tournamentView(tournament, standings, seat, me, go, announce, draw));
+    section.replaceChildren(...tournamentView(tournament, standings, seat, me, go, announce, draw).filter(Boolean));
     section.dataset.status = tournament.status;
     if (!OVER.includes(tournament.status)) schedule();
   };
