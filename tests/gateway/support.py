@@ -28,8 +28,8 @@ from maumau.rating.settings import Settings as RatingSettings
 from maumau.tournaments.app import TournamentsApp
 from maumau.v1 import tournaments_pb2, tournaments_pb2_grpc
 from tests.matchmaking.support import fast
-from tests.tournaments.support import start_tournaments
 from tests.support.engine import SECRET, engine_config
+from tests.tournaments.support import start_tournaments
 
 
 def config() -> ServiceConfig:

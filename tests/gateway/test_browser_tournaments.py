@@ -81,7 +81,9 @@ async def test_a_player_registers_plays_the_tournament_and_sees_the_ranking_and_
     mine = rows.filter(has_text="Tjark (you)")
     cells = await mine.locator("td").all_inner_texts()
     assert cells[4] == "2"  # rounds played: both blocks at the player's table
-    places = [int(p) for p in await page.locator("#standings tbody tr td:first-child").all_inner_texts()]
+    places = [
+        int(p) for p in await page.locator("#standings tbody tr td:first-child").all_inner_texts()
+    ]
     assert places == sorted(places) and places[0] == 1
     assert "null" not in await page.locator("#tournament").inner_text()
     await screenshot(player, "tournament-final")
@@ -94,7 +96,7 @@ async def test_a_player_registers_plays_the_tournament_and_sees_the_ranking_and_
     assert await page.locator("#championship-title").inner_text() == f"Championship {year}"
     row = page.locator("#championship tbody tr").filter(has_text="Tjark")
     assert await row.count() == 1
-    champion_points = int((await row.locator("td").nth(2).inner_text()))
+    champion_points = int(await row.locator("td").nth(2).inner_text())
     assert champion_points > 0  # places 1-4 all earn points
 
 

@@ -117,7 +117,9 @@ async def test_tournament_refusals_are_json_in_the_pages_language(gateway: Gatew
         headers = {"X-Maumau-Lang": "de"}
         async with anonymous.get("/api/championship?year=1999", headers=headers) as response:
             status, refused = await answer(response)
-        assert status == 400 and refused["error"]["message"].startswith("Diese Anfrage ist ungültig")
+        assert status == 400 and refused["error"]["message"].startswith(
+            "Diese Anfrage ist ungültig"
+        )
         for query in ("year=abc", "year=99999999999999999999", "limit=-1"):
             async with anonymous.get(f"/api/championship?{query}") as response:
                 status, refused = await answer(response)

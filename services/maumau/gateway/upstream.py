@@ -153,7 +153,8 @@ def _name_bot_levels(value: Any) -> None:
             _name_bot_levels(item)
     elif isinstance(value, dict):
         for key, item in value.items():
-            if key == "bot_level" and item in BotLevel.keys():  # not a level's name already
+            # an enum's name (BOT_LEVEL_STRONG); a tournament's entrants name it already
+            if key == "bot_level" and item in BotLevel.DESCRIPTOR.values_by_name:
                 value[key] = bot_level_from_pb(BotLevel.Value(item))
             else:
                 _name_bot_levels(item)
