@@ -106,7 +106,10 @@ async def read_directly(
     """The reference: one blocking XREAD over the streams of ``match_ids`` at a time, as long
     as the measurement runs, every entry's latency recorded like a follower's."""
     positions = {f"match:{{{match_id}}}:events": "$" for match_id in match_ids}
-    last = await asyncio.gather(*(client.xrevrange(key, count=1) for key in positions))
+    async with client.pipeline(transaction=False) as pipe:
+        for key in positions:
+            pipe.xrevrange(key, count=1)
+        last = await pipe.execute()
     for key, entries in zip(list(positions), last, strict=True):
         positions[key] = entries[0][0].decode() if entries else "0"
     while time.monotonic() < until:
