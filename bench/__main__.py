@@ -73,7 +73,7 @@ GOALS: list[tuple[str, str, str, float]] = [
     ("rating applied/s vs openskill rate()/s", "ratio.rating_applied_vs_openskill_rate", ">=", 0.5),
     ("gateway: live pages with a WebSocket held", "gateway.sessions.held", ">=", 1000),
     ("Follow: 5,000 streams, event delivery p99 ms", "streams.delivery_p99_ms", "<=", 100),
-    ("Follow: health checks not SERVING meanwhile", "streams.health_not_serving", "<=", 0),
+    ("Follow: health answers not SERVING meanwhile", "streams.health_not_serving", "<=", 0),
     ("Follow: followers missing events at the end", "streams.followers_behind_at_end", "<=", 0),
 ]
 """(what, figure name, comparison, goal): the goals of the platform's figures."""
