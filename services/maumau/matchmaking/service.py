@@ -257,7 +257,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
     async def InviteToParty(
         self, request: matchmaking_pb2.InviteRequest, context: Context
     ) -> matchmaking_pb2.Party:
-        player = self._player(context)
+        player = await self._player(context)
         invited = request.player_id
         if not invited or len(invited) > 64:
             raise invalid("player_id is required: a player id of 1 to 64 characters")
@@ -268,14 +268,14 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
     async def AcceptParty(
         self, request: matchmaking_pb2.PartyRequest, context: Context
     ) -> matchmaking_pb2.Party:
-        player = self._player(context)
+        player = await self._player(context)
         party_id = _party_id(request.party_id)
         return await self._party_pb(await self.parties.accept(player, party_id, time.time()))
 
     async def LeaveParty(
         self, request: matchmaking_pb2.PartyRequest, context: Context
     ) -> matchmaking_pb2.Party:
-        player = self._player(context)
+        player = await self._player(context)
         party, was_member = await self.parties.leave(player, _party_id(request.party_id))
         ticket_id = await self.queue.latest(player) if was_member else None
         ticket = await self.queue.get(ticket_id) if ticket_id else None
@@ -289,7 +289,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
     async def GetParty(
         self, request: matchmaking_pb2.PartyRequest, context: Context
     ) -> matchmaking_pb2.Party:
-        player = self._player(context)
+        player = await self._player(context)
         party_id = _party_id(request.party_id)
         return await self._party_pb(await self.parties.get(player, party_id, time.time()))
 
