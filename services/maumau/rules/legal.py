@@ -34,10 +34,10 @@ from .kinds import (
     SKIP_PENDING,
     STARTER_SUIT,
 )
-from .state import MatchState
 
 if TYPE_CHECKING:
     from .match import Match
+    from .state import MatchState
 
 _PENDING_CODES: Final = {
     DRAW_PENDING: "draw_pending",
