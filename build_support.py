@@ -124,6 +124,11 @@ def compile_rules(target: Path) -> bool:
     if is_compiled(target, digest):
         return True
     shutil.rmtree(target, ignore_errors=True)
+    if target != RULES / NATIVE and is_compiled(RULES / NATIVE, digest):
+        # The source tree's compiled modules (an editable install's) of these very sources and
+        # this interpreter: a wheel built from the tree takes them as they are.
+        shutil.copytree(RULES / NATIVE, target)
+        return True
     if os.environ.get("MAUMAU_PURE_PYTHON") == "1" or not can_compile():
         print("maumau.rules: no mypyc or C compiler; the pure-Python rules core will run")
         return False
