@@ -188,6 +188,22 @@ async def open_redis(config: RedisConfig) -> AsyncIterator[redis.asyncio.Redis]:
             await asyncio.to_thread(embedded.stop)
 
 
+def pooled(client: redis.asyncio.Redis, size: int, wait_seconds: float) -> redis.asyncio.Redis:
+    """A client of the same Redis as ``client`` with a pool of its own of ``size`` connections,
+    retrying on a fresh connection as :func:`reconnecting` says; a call finding every connection
+    busy waits up to ``wait_seconds`` for one (then fails as Redis being unreachable) instead of
+    opening more. Separate pools keep one kind of work (e.g. many blocking reads) from taking the
+    connections another (health, deadlines) needs."""
+    pool = client.connection_pool
+    own = redis.asyncio.BlockingConnectionPool(
+        max_connections=size,
+        timeout=wait_seconds,
+        connection_class=pool.connection_class,
+        **pool.connection_kwargs,
+    )
+    return reconnecting(redis.asyncio.Redis.from_pool(own))  # closing it closes its pool
+
+
 def reconnecting(client: redis.asyncio.Redis) -> redis.asyncio.Redis:
     """Let ``client`` retry a command on a fresh connection when its pooled one broke (Redis
     restarted or failed over): a client made by ``Redis.from_url`` does not retry at all, so

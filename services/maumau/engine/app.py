@@ -12,20 +12,32 @@ import redis.asyncio as redis
 from maumau.common.config import ServiceConfig
 from maumau.common.lifecycle import Service, pause
 from maumau.common.players import PlayerDirectory
-from maumau.common.redis_server import reconnecting
+from maumau.common.redis_server import pooled, reconnecting
 from maumau.common.server import create_server
+from maumau.engine.follow import FollowHub, OpenStreams
 from maumau.engine.matches import DEADLINE_OVERDUE, MATCHES_ACTIVE, EngineSettings, Matches
 from maumau.engine.players import PlayersService
 from maumau.engine.service import EngineService
 from maumau.engine.settings import Settings
-from maumau.engine.store import MatchStore
+from maumau.engine.store import MatchStore, Status
 from maumau.v1 import engine_pb2_grpc, players_pb2_grpc
 
 log = logging.getLogger(__name__)
 
 
+FOLLOW_LANE_SIZE = 250
+"""Matches one follow reader (one Redis connection) reads at once."""
+DEADLINE_CONNECTIONS = 4
+CALL_WAIT_SECONDS = 10.0
+"""The longest a call waits for a free connection of its pool before it answers UNAVAILABLE."""
+
+
 class EngineApp(Service):
-    """One replica: start() serves gRPC and claims due deadlines until stop()."""
+    """One replica: start() serves gRPC and claims due deadlines until stop().
+
+    Its Redis connections come in separate pools, so no kind of work can starve another: calls
+    (``redis_connections``), the follow readers (one per lane of matches), the deadline loop
+    and the health probe (one each of their own)."""
 
     def __init__(
         self,
@@ -35,10 +47,22 @@ class EngineApp(Service):
         settings: EngineSettings | None = None,
         poll_seconds: float = 0.05,
     ) -> None:
-        reconnecting(client)
-        self.matches = Matches(MatchStore(client), settings or EngineSettings())
-        directory = PlayerDirectory(client)
-        engine = EngineService(self.matches, secret, directory)
+        settings = settings or EngineSettings()
+        reconnecting(client)  # the caller's client, which the pools below are copied from
+        calls = pooled(client, settings.redis_connections, CALL_WAIT_SECONDS)
+        lanes = -(-settings.max_follow_streams // FOLLOW_LANE_SIZE)
+        readers = pooled(client, lanes + 1, CALL_WAIT_SECONDS)
+        background = pooled(client, DEADLINE_CONNECTIONS, CALL_WAIT_SECONDS)
+        health = pooled(client, 1, CALL_WAIT_SECONDS)
+        self.clients = (calls, readers, background, health)
+        self.matches = Matches(MatchStore(calls), settings)
+        self.deadlines = Matches(MatchStore(background), settings)
+        self.hub = FollowHub(
+            calls, readers, self._live, settings.follow_queue_events, FOLLOW_LANE_SIZE
+        )
+        streams = OpenStreams(settings.follow_streams_per_player, settings.max_follow_streams)
+        directory = PlayerDirectory(calls)
+        engine = EngineService(self.matches, secret, directory, self.hub, streams)
         players = PlayersService(directory, secret)
         server = create_server(
             {
@@ -48,7 +72,7 @@ class EngineApp(Service):
                 ),
             },
             config,
-            client.ping,
+            health.ping,
         )
         self.poll_seconds = poll_seconds
         super().__init__(server, {"deadlines": self.run_deadlines})
@@ -57,8 +81,8 @@ class EngineApp(Service):
         """Claim due deadlines and act on them until ``stopping`` (finishing the deadline in
         hand, not cutting it off mid-commit); a claim is a lease (``deadline_lease_seconds``), so
         a deadline whose replica dies while acting on it comes due again elsewhere."""
-        store = self.matches.store
-        lease = self.matches.settings.deadline_lease_seconds
+        store = self.deadlines.store
+        lease = self.deadlines.settings.deadline_lease_seconds
         next_gauge = 0.0
         while not stopping.is_set():
             wait = self.poll_seconds
@@ -68,7 +92,7 @@ class EngineApp(Service):
                     if stopping.is_set():
                         break  # the rest come due again when their lease runs out
                     try:
-                        await self.matches.handle_due(match_id)
+                        await self.deadlines.handle_due(match_id)
                     except Exception:
                         log.exception("deadline of match %s failed; it comes due again", match_id)
                 if time.monotonic() >= next_gauge:
@@ -84,6 +108,17 @@ class EngineApp(Service):
                 due, wait = [], max(wait, 0.5)
             if not due:
                 await pause(stopping, wait)
+
+    async def _live(self, match_id: str) -> bool:
+        stored = await self.matches.store.load(match_id)
+        return stored is not None and stored.record.status != Status.OVER
+
+    async def close(self) -> None:
+        await self.hub.close()
+        for matches in (self.matches, self.deadlines):
+            await matches.bots.close()
+        for client in self.clients:
+            await client.aclose()
 
 
 def build(settings: Settings, client: redis.Redis | None) -> EngineApp:

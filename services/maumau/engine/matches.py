@@ -60,6 +60,13 @@ class EngineSettings:
     bot_addresses: dict[str, str] = field(default_factory=dict)
     """Bots service per level ('' for every level); none: the engine runs the policies itself."""
     bot_budget_ms: int = 200
+    redis_connections: int = 100
+    """Connections to Redis for calls; the deadline loop, health and the follow readers have
+    their own."""
+    max_follow_streams: int = 10_000
+    follow_streams_per_player: int = 64
+    follow_queue_events: int = 256
+    """Events a follower may fall behind before its stream ends (it resumes from the last)."""
 
 
 @dataclass(frozen=True)
