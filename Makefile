@@ -11,7 +11,7 @@ GEN    := $(patsubst protos/%.proto,services/%_pb2.py,$(PROTOS))
 NATIVE := services/maumau/rules/_native/SOURCES
 RULES  := $(wildcard services/maumau/rules/*.py)
 
-.PHONY: run play test bench lint proto native clean wheel image mutate
+.PHONY: run play test bench load lint proto native clean wheel image mutate
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,13 @@ bench: $(STAMP) proto native
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
 	$(PY) -m bench $(if $(filter 1,$(SAVE)),--save)
 
+# Simulated players against the whole platform (bench/load.py): SECONDS=N (default 120; 3600 for
+# a soak), PLAYERS=N (default 1000), CLUSTER=1 on the local Redis Cluster, SAVE=1 into
+# bench/results.json too.
+load: $(STAMP) proto native
+	$(PY) -m bench.load $(if $(SECONDS),--seconds $(SECONDS)) $(if $(PLAYERS),--players $(PLAYERS)) \
+		$(if $(filter 1,$(CLUSTER)),--cluster) $(if $(filter 1,$(SAVE)),--save)
+
 # Mutation testing of the rules core against the rules tests only (not part of `make test`).
 # mutmut imports mutants only from ./, src/ or source/, so the core and its tests are copied
 # (mtimes kept, so unchanged files keep their cached results) into .mutate/src.
@@ -57,6 +64,7 @@ mutate: $(STAMP)
 	test -f $(MUTATE)/src/maumau/__init__.py || touch $(MUTATE)/src/maumau/__init__.py
 	rm -rf $(MUTATE)/src/maumau/rules $(MUTATE)/tests/rules
 	cp -rp services/maumau/rules $(MUTATE)/src/maumau/
+	rm -rf $(MUTATE)/src/maumau/rules/_native  # mutants run on the pure modules
 	cp -rp tests/__init__.py tests/rules $(MUTATE)/tests/
 	cd $(MUTATE) && MAUMAU_HYPOTHESIS_PROFILE=mutate nice -n 10 $(CURDIR)/$(VENV)/bin/mutmut run \
 		--max-children 2 $(MUTANTS)
