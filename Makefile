@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 PROTOS := $(wildcard protos/maumau/v1/*.proto)
 GEN    := $(patsubst protos/%.proto,services/%_pb2.py,$(PROTOS))
 
-.PHONY: run play test bench lint proto clean wheel image mutate
+.PHONY: run play test bench load lint proto clean wheel image mutate
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,13 @@ test: $(STAMP) proto
 bench: $(STAMP) proto
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
 	$(PY) -m bench $(if $(filter 1,$(SAVE)),--save)
+
+# Simulated players against the whole platform (bench/load.py): SECONDS=N (default 120; 3600 for
+# a soak), PLAYERS=N (default 1000), CLUSTER=1 on the local Redis Cluster, SAVE=1 into
+# bench/results.json too.
+load: $(STAMP) proto
+	$(PY) -m bench.load $(if $(SECONDS),--seconds $(SECONDS)) $(if $(PLAYERS),--players $(PLAYERS)) \
+		$(if $(filter 1,$(CLUSTER)),--cluster) $(if $(filter 1,$(SAVE)),--save)
 
 # Mutation testing of the rules core against the rules tests only (not part of `make test`).
 # mutmut imports mutants only from ./, src/ or source/, so the core and its tests are copied
