@@ -121,6 +121,7 @@ async def test_a_ranked_match_from_the_queue_counts_on_the_profile_and_the_leade
     await page.get_by_role("heading", name="Profile: Frauke").wait_for()
     text = await page.locator("main").inner_text()
     assert "Matches played: 1" in text
+    assert "{" not in text  # every text's placeholders filled
     ratings = page.locator("main table").first
     assert await ratings.locator("tbody tr").filter(has_text="Family rules (classic)").count() == 1
     recent = page.locator("main table").nth(1)
