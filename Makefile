@@ -22,8 +22,9 @@ services/maumau/v1/%_pb2.py: protos/maumau/v1/%.proto $(STAMP)
 
 proto: $(GEN)
 
+# CLUSTER=1: a local Redis Cluster (3 masters, 3 replicas) instead of one redis-server.
 run: $(STAMP) proto
-	$(PY) -m maumau.run
+	$(if $(filter 1,$(CLUSTER)),MAUMAU_REDIS_CLUSTER=1) $(PY) -m maumau.run
 
 play: $(STAMP) proto
 	$(VENV)/bin/maumau play $(ARGS)

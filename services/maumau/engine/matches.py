@@ -60,6 +60,10 @@ class EngineSettings:
     bot_addresses: dict[str, str] = field(default_factory=dict)
     """Bots service per level ('' for every level); none: the engine runs the policies itself."""
     bot_budget_ms: int = 200
+    min_replicas: int | None = None
+    """Replicas that confirm each commit before it is acknowledged (None: the store's default,
+    see ``maumau.common.redis_client.Durability``)."""
+    wait_ms: int = 1000
 
 
 @dataclass(frozen=True)

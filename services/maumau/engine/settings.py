@@ -73,4 +73,6 @@ class Settings(RedisSettings, TokenSettings):
             deadline_lease_seconds=self.deadline_lease_seconds,
             bot_addresses=addresses,
             bot_budget_ms=self.bot_budget_ms,
+            min_replicas=self.redis_min_replicas,
+            wait_ms=self.redis_wait_ms,
         )

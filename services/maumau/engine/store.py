@@ -24,6 +24,7 @@ from typing import Any, Literal, cast
 import redis.asyncio as redis
 from redis.exceptions import NoScriptError
 
+from maumau.common.redis_client import Durability, queue_script
 from maumau.common.results import RESULTS_STREAM, result_entry
 from maumau.v1 import game_pb2
 
@@ -156,8 +157,9 @@ def match_key(match_id: str) -> str:
 class MatchStore:
     """Reads and atomic writes of matches in Redis; every replica uses one of these."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: redis.Redis, durability: Durability | None = None) -> None:
         self.redis = client
+        self.durability = durability or Durability(client)
         self._commit = client.register_script(_COMMIT)
         self._claim = client.register_script(_CLAIM)
 
@@ -210,7 +212,7 @@ class MatchStore:
             *events,
         ]
         if deadline is None:
-            reply = await self._commit(keys=keys, args=args)
+            reply = await self.durability.run_script(self._commit, keys, args)
         else:
             reply = await self._commit_after_deadline(match_id, deadline, keys, args)
         status = reply[0].decode()
@@ -223,17 +225,21 @@ class MatchStore:
     async def _commit_after_deadline(
         self, match_id: str, deadline: float, keys: list[str], args: list[str | bytes]
     ) -> Any:
+        durable = self.durability.min_replicas > 0
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.zadd(DEADLINES, {match_id: deadline}, lt=True)
-            # evalsha, not the Script object: a pipeline would ask SCRIPT EXISTS every time.
-            pipe.evalsha(self._commit.sha, len(keys), *keys, *args)
-            deadline_set, reply = await pipe.execute(raise_on_error=False)
+            queue_script(pipe, self._commit, keys, args)
+            if durable:
+                self.durability.wait_after(pipe, keys[0])
+            deadline_set, reply, *confirmed = await pipe.execute(raise_on_error=False)
         if isinstance(deadline_set, Exception):
             raise deadline_set
         if isinstance(reply, NoScriptError):  # Redis restarted: the script is loaded again
-            return await self._commit(keys=keys, args=args)
+            return await self.durability.run_script(self._commit, keys, args)
         if isinstance(reply, Exception):
             raise reply
+        if durable:
+            self.durability.check(confirmed[0])
         return reply
 
     async def read_events(

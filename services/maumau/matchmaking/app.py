@@ -11,10 +11,11 @@ import redis.asyncio as redis
 from maumau.common.config import ServiceConfig
 from maumau.common.lifecycle import Service
 from maumau.common.players import PlayerDirectory
+from maumau.common.redis_client import Durability, is_cluster, keyed_probe
 from maumau.common.redis_server import reconnecting
 from maumau.common.server import create_server
 from maumau.matchmaking.notify import Notifier
-from maumau.matchmaking.queue import TicketQueue
+from maumau.matchmaking.queue import QUEUE_INFO, QUEUES, TicketQueue
 from maumau.matchmaking.ratings import RatingLookup, redis_ratings
 from maumau.matchmaking.rooms import RoomResults, Rooms
 from maumau.matchmaking.service import MatchmakingService
@@ -27,7 +28,10 @@ from maumau.v1 import matchmaking_pb2_grpc
 def waiting_pool(client: redis.Redis, size: int) -> redis.Redis:
     """A client of the same Redis whose pool of ``size`` connections makes a call wait for a
     free connection (up to 20 s) instead of failing: a default pool raises once 100 calls are
-    in flight, and every follow stream and enqueue of a busy replica calls Redis."""
+    in flight, and every follow stream and enqueue of a busy replica calls Redis. (A cluster
+    client keeps a pool per node of its own, kept as it is.)"""
+    if is_cluster(client):
+        return client
     pool = client.connection_pool
     return redis.Redis(
         connection_pool=redis.BlockingConnectionPool(
@@ -61,7 +65,10 @@ class MatchmakingApp(Service):
         )
         self.tables = Tables(self.channel, secret, timeout=settings.lease_seconds / 2)
         self.notifier = Notifier(client)
-        self.queue = TicketQueue(client, settings.lease_seconds, settings.retention_seconds)
+        durability = Durability(client, settings.redis_min_replicas, settings.redis_wait_ms)
+        self.queue = TicketQueue(
+            client, settings.lease_seconds, settings.retention_seconds, durability
+        )
         self.rooms = Rooms(
             client,
             self.tables,
@@ -85,7 +92,8 @@ class MatchmakingApp(Service):
         )
         self.results = RoomResults(self.rooms, settings.results())
         register = partial(matchmaking_pb2_grpc.add_MatchmakingServicer_to_server, service)
-        server = create_server({"maumau.v1.Matchmaking": register}, config, client.ping)
+        probe = keyed_probe(client, lambda: [QUEUES, QUEUE_INFO])
+        server = create_server({"maumau.v1.Matchmaking": register}, config, probe)
         super().__init__(server, {"forming": self.former.run, "results": self.results.run})
 
     async def open(self) -> None:

@@ -30,6 +30,7 @@ from typing import Any, cast
 
 import redis.asyncio as redis
 
+from maumau.common.redis_client import Durability
 from maumau.rating.ladder import (
     BOT_PREFIX,
     DEFAULT_SKILL,
@@ -209,8 +210,11 @@ class Player:
 class RatingStore:
     """Reads and atomic writes of ratings in Redis; every replica uses one of these."""
 
-    def __init__(self, client: redis.Redis, tag: str = "rating") -> None:
+    def __init__(
+        self, client: redis.Redis, tag: str = "rating", durability: Durability | None = None
+    ) -> None:
         self.redis = client
+        self.durability = durability or Durability(client)
         self.prefix = f"{{{tag}}}"
         self._apply = client.register_script(_APPLY)
 
@@ -311,9 +315,10 @@ class RatingStore:
             keys.append(self.ladder_key(preset, season))
             scores.append([len(keys), entries, False])
         payload = {"matches": len(fresh), "players": len(changed), "sorted": scores}
-        status = await self._apply(
-            keys=keys,
-            args=[
+        status = await self.durability.run_script(
+            self._apply,
+            keys,
+            [
                 _dumps(payload),
                 HISTORY_KEPT,
                 *records,
