@@ -11,7 +11,7 @@ import tempfile
 import pexpect
 import pytest
 
-from maumau_sdk import Platform
+from maumau_sdk import Platform, Tournaments
 from tests.clients.platform import ROOT, RunningPlatform
 from tests.clients.test_sdk_platform import eventually, play_out
 
@@ -138,3 +138,48 @@ async def test_room_join_by_code_plays_with_the_host(whole_platform, sdk):
         child.close(force=True)
     assert child.exitstatus == 0
     assert (await room.refresh()).matches_started == 2
+
+
+async def test_a_tournament_joined_in_the_terminal_is_played_to_the_final_ranking(
+    whole_platform, sdk
+):
+    """``maumau tournament join ID`` enters the tournament, plays the person's seat in every
+    block, shows the standings between blocks and the final ranking, then ends."""
+    address = whole_platform.address("tournaments")
+    async with Tournaments.connect(address) as tournaments:
+        organizer = await sdk.register("Organizer")
+        created = await tournaments.create(
+            organizer, "Terminal cup", rounds=2, change_every=1, max_per_table=4
+        )
+        tournament_id = created.tournament_id
+        for name in ("Ada", "Bo", "Cy"):
+            await tournaments.register(organizer, tournament_id, bot_name=name, bot_level="random")
+        child = spawn(
+            whole_platform,
+            *("tournament", "join", tournament_id, "--tournaments-address", address),
+            *("--name", "Tess"),
+        )
+        try:
+            await asyncio.to_thread(child.expect, r"you are entrant 4 of Terminal cup")
+            await tournaments.start(organizer, tournament_id)
+
+            def play_both_blocks() -> str:
+                child.expect(r"Block 1: you sit at table 1")
+                play_match(child)
+                child.expect(r"Standings after block 1:")
+                child.expect(r"Block 2: you sit at table 1")
+                play_match(child)
+                child.expect(r"Final ranking:")
+                child.expect(r"(\d+)\. Tess .*<- you")
+                place = child.match.group(1)
+                child.expect(pexpect.EOF)
+                return place
+
+            place = await asyncio.to_thread(play_both_blocks)
+        finally:
+            child.close(force=True)
+        assert child.exitstatus == 0
+        standings = await tournaments.standings(tournament_id)
+    assert standings.final and len(standings.rows) == 4
+    tess = next(row for row in standings.rows if row.name == "Tess")
+    assert (tess.place, tess.rounds_played) == (int(place), 2)

@@ -456,6 +456,67 @@ async def test_a_platform_service_may_seat_players_and_choose_the_server_seed(ad
         await close_all([alice, bob])
 
 
+async def test_a_retried_creation_with_its_request_id_answers_with_the_first_match(address, engine):
+    """engine.proto, CreateMatchRequest.request_id: the same id from the same caller answers with
+    the match the first call created (a retry after a lost answer or a dead caller), never a
+    second; the same id from another caller is another creation; an over-long id is refused
+    with nothing stored."""
+    alice, bob = await register_all(address, 2)
+    try:
+        mine = engine_pb2.CreateMatchRequest(
+            ruleset=game_pb2.Ruleset(preset="online"), seats=3, request_id="lobby-1"
+        )
+        first = await alice.engine.CreateMatch(mine, metadata=auth(alice.token))
+        again = await alice.engine.CreateMatch(mine, metadata=auth(alice.token))
+        assert again.match.match_id == first.match.match_id
+        assert again.seat_tokens == first.seat_tokens  # the same seat, the same token
+        theirs = await bob.engine.CreateMatch(mine, metadata=auth(bob.token))
+        assert theirs.match.match_id != first.match.match_id
+        listed = await alice.engine.ListMatches(
+            engine_pb2.ListMatchesRequest(limit=20), metadata=auth(alice.token)
+        )
+        assert [m.match_id for m in listed.matches].count(first.match.match_id) == 1
+
+        seated = engine_pb2.CreateMatchRequest(
+            ruleset=game_pb2.Ruleset(preset="online"),
+            seats=2,
+            auto_start=True,
+            request_id="table-7",
+            players=[
+                engine_pb2.SeatedPlayer(seat=0, player_id=alice.player_id),
+                engine_pb2.SeatedPlayer(seat=1, player_id=bob.player_id),
+            ],
+        )
+        service = auth(service_token(SECRET))
+        made = await alice.engine.CreateMatch(seated, metadata=service)
+        match_id = made.match.match_id
+        alice.seat_tokens[match_id], bob.seat_tokens[match_id] = (
+            made.seat_tokens[0],
+            made.seat_tokens[1],
+        )
+        assert await play_actions(match_id, [alice, bob], random.Random(2), 3) == 3
+        played = await raw_events(engine.matches.store, match_id)
+        retried = await alice.engine.CreateMatch(seated, metadata=service)
+        assert retried.match.match_id == match_id and retried.match.status == "playing"
+        assert dict(retried.seat_tokens) == dict(made.seat_tokens)
+        assert await raw_events(engine.matches.store, match_id) == played  # not dealt again
+
+        long_id = engine_pb2.CreateMatchRequest(
+            ruleset=game_pb2.Ruleset(preset="online"), seats=2, request_id="x" * 129
+        )
+        error = await expect_status(
+            alice.engine.CreateMatch(long_id, metadata=auth(alice.token)),
+            grpc.StatusCode.INVALID_ARGUMENT,
+        )
+        assert "request_id" in error.details()
+        relisted = await alice.engine.ListMatches(
+            engine_pb2.ListMatchesRequest(limit=20), metadata=auth(alice.token)
+        )
+        assert len(relisted.matches) == len(listed.matches) + 1  # the seated table only
+    finally:
+        await close_all([alice, bob])
+
+
 async def test_follow_works_across_idle_periods_without_losing_events(address, engine):
     """ARCHITECTURE.md, 'Clients follow a match with a server-streaming call': a stream that waits
     longer than nothing happens still delivers the next event as soon as it is written."""

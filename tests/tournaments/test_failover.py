@@ -14,12 +14,16 @@ from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from prometheus_client import REGISTRY
 
 from maumau.common.redis_server import EmbeddedRedis, free_port
+from maumau.tournaments.worker import Hooks
 from maumau.v1 import tournaments_pb2 as pb
 from maumau.v1 import tournaments_pb2_grpc
 from tests.support.engine import SECRET
-from tests.tournaments.support import follow
+from tests.support.polling import eventually
+from tests.tournaments.conftest import StartTournaments
+from tests.tournaments.support import engine_rounds, follow, scores_after
 from tests.tournaments.test_tournament import bot_tournament, check_played
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,3 +97,46 @@ async def test_a_replica_killed_mid_block_leaves_the_tournament_to_the_other(
             if process is not None and process.poll() is None:
                 process.kill()
                 process.wait()
+
+
+async def test_a_creation_cut_short_by_a_dying_replica_is_repeated_into_the_same_match(
+    replicas: StartTournaments, redis_client: object, engine_address: str
+) -> None:
+    """A replica dies after the engine made a table's match and before the tournament recorded
+    it (a table of bots only, which no player's match list can reveal). The replica that takes
+    over repeats the creation with the recorded request id and gets that same match: no table
+    is created twice, and the tournament plays out with the usual invariants."""
+    created: list[str] = []
+
+    async def die_after_creating(tournament_id: str, match_id: str) -> None:
+        created.append(match_id)
+        await asyncio.Event().wait()  # the replica dies here: the match exists, unrecorded
+
+    first = await replicas(hooks=Hooks(after_create=die_after_creating))
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{first.port}") as channel:
+        tournament_id = await bot_tournament(
+            tournaments_pb2_grpc.TournamentsStub(channel), "Cut short", entrants=4
+        )
+
+        async def made() -> bool:
+            return bool(created)
+
+        await eventually(made, 30, "the first table's match created")
+    await first.kill()
+    takeovers = REGISTRY.get_sample_value("tournaments_match_takeovers_total") or 0.0
+    second = await replicas()
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{second.port}") as channel:
+        stub = tournaments_pb2_grpc.TournamentsStub(channel)
+        played = await follow(stub, tournament_id)
+        standings = await stub.GetStandings(pb.GetStandingsRequest(tournament_id=tournament_id))
+    started = [e.block_started for e in played.events if e.HasField("block_started")]
+    assert started[0].match_id == created[0]
+    assert len({s.match_id for s in started}) == len(started) == 4  # 4 blocks of one table
+    assert REGISTRY.get_sample_value("tournaments_match_takeovers_total") == takeovers + 1
+    # The standings are the engine's round scores of those four matches, 20 rounds each.
+    await engine_rounds(engine_address, played)
+    points, maumaus, rounds = scores_after(played, 4)
+    assert {
+        row.entrant_id: (row.points, row.maumaus, row.rounds_played) for row in standings.rows
+    } == {entrant: (points[entrant], maumaus[entrant], 20) for entrant in points}
+    assert set(rounds.values()) == {20}

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import base64
+import hmac
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -12,6 +14,7 @@ import prometheus_client
 
 from maumau import fairness, wire
 from maumau.common import tokens
+from maumau.common.errors import ServiceError
 from maumau.common.players import PlayerDirectory
 from maumau.common.tokens import bearer
 from maumau.engine import lobby
@@ -26,6 +29,8 @@ FOLLOWERS = prometheus_client.Gauge(
     "engine_event_stream_followers", "Follow streams open on this replica."
 )
 
+
+MAX_REQUEST_ID = 128
 
 FOLLOW_BLOCK_MS = 2000
 """How long one read of a match's stream waits: well under the Redis client's socket timeout."""
@@ -54,6 +59,22 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 return tokens.verify_service_token(self.secret, token)
             except tokens.TokenError:
                 raise refused from None  # a player token is what a person is asked for
+
+    def _creation_id(
+        self, caller: tokens.PlayerClaims | tokens.ServiceClaims, request_id: str
+    ) -> str:
+        """A new match id; for a request id, the same id for the same caller every time, so a
+        retried creation finds its match instead of making a second one."""
+        if not request_id:
+            return tokens.new_id()
+        if len(request_id) > MAX_REQUEST_ID:
+            raise lobby.invalid(f"request_id has at most {MAX_REQUEST_ID} characters")
+        if isinstance(caller, tokens.ServiceClaims):
+            who = f"service:{caller.service}"
+        else:
+            who = f"player:{caller.player_id}"
+        digest = hmac.digest(self.secret, f"create-match\0{who}\0{request_id}".encode(), "sha256")
+        return base64.urlsafe_b64encode(digest[:16]).rstrip(b"=").decode()
 
     @staticmethod
     def _bot_level(seat: int, level: int) -> str:
@@ -85,7 +106,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         )
         now = time.time()
         record = lobby.new_match(
-            tokens.new_id(),
+            self._creation_id(caller, request.request_id),
             table,
             request.server_seed or fairness.new_server_seed(),
             now,
@@ -99,14 +120,21 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             lobby.sit(record, seat, player_id, await self.players.name(player_id), nonce)
             for seat, player_id, nonce in placements
         ]
-        stored = await self.matches.create(seated(record, b"", events, now))
+        try:
+            stored = await self.matches.create(seated(record, b"", events, now))
+        except ServiceError as exists:
+            if not request.request_id or exists.status != grpc.StatusCode.ALREADY_EXISTS:
+                raise
+            stored = await self.matches.load(record.match_id)  # a retry: answer as the first time
+        # Indexed after the match is stored (again on a retry, in case the first call died here).
         for _, player_id, _ in placements:
             await self.matches.store.index_player(player_id, record.match_id, now)
         return engine_pb2.CreateMatchResponse(
             match=info(stored.record, stored.version),
             seat_tokens={
                 seat: self._seat_token(record.match_id, seat, player_id)
-                for seat, player_id, _ in placements
+                for seat, player_id in enumerate(stored.record.players)
+                if player_id in {p for _, p, _ in placements}
             },
         )
 

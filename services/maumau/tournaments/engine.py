@@ -1,12 +1,9 @@
 """The engine as the tournaments service uses it, through its gRPC API only.
 
 Matches are created with the service token (players seated at creation, bot entrants as bot
-seats, started at once), as the matchmaker does. Creation is not idempotent by itself, so the
-service chooses the server seed and records its commitment before creating; a replica taking
-over a creation whose replica died finds the match among a seated person's matches by that
-commitment. A table of bots only cannot be found that way: it is created again, and the first
-match, if it was created, plays out unseen and is never counted (its result names a match the
-tournament does not hold).
+seats, started at once), as the matchmaker does, each with a request id that the tournament
+records first: a replica taking over a creation whose replica died repeats it with the same id
+and gets the match the first call made, if it made one, so no table is ever created twice.
 """
 
 from __future__ import annotations
@@ -50,6 +47,8 @@ class Engine:
         seats: int,
         turn_seconds: int,
         server_seed: str,
+        *,
+        request_id: str,
     ) -> str:
         reply = await self.stub.CreateMatch(
             engine_pb2.CreateMatchRequest(
@@ -60,24 +59,13 @@ class Engine:
                 turn_seconds=turn_seconds,
                 auto_start=True,
                 players=[engine_pb2.SeatedPlayer(seat=s, player_id=p) for s, p in players],
+                request_id=request_id,
             ),
             metadata=self._service,
             timeout=self.timeout,
         )
         match_id: str = reply.match.match_id
         return match_id
-
-    async def find(self, player_id: str, commitment: str) -> str | None:
-        """The match of ``player_id`` with this seed commitment, if it was created."""
-        token = tokens.issue_player_token(self.secret, player_id, ttl_seconds=60)
-        reply = await self.stub.ListMatches(
-            engine_pb2.ListMatchesRequest(limit=20), metadata=auth(token), timeout=self.timeout
-        )
-        for match in reply.matches:
-            if match.seed_commitment == commitment:
-                found: str = match.match_id
-                return found
-        return None
 
     async def follow(self, match_id: str) -> AsyncIterator[game_pb2.Event]:
         """Every event of the match as a spectator sees it, from the start, until its end."""

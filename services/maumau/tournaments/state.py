@@ -61,7 +61,8 @@ class TableMatch:
     entrants: list[str]
     match_id: str = ""
     commitment: str = ""
-    """Seed commitment of the creation in progress: how a replica taking over finds the match."""
+    """Seed commitment of the creation in progress; the creation's request id is made of it, so a
+    replica taking over repeats the creation and gets the same match."""
     attempt: int = 0
     rounds_applied: int = 0
     result_in: bool = False

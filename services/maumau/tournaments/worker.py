@@ -8,8 +8,8 @@ each match's events to count its rounds as they end, waits for every table's res
 results stream, re-seats and starts the next block, plays the deciding rounds, makes the final
 ranking, and adds it to the championship. Every step is a compare-and-set of an idempotent change
 (:mod:`maumau.tournaments.state`), so a replica that dies anywhere leaves a state another one
-continues from, after the lease: no round is counted twice, and a block's match is created
-again only when the first creation left no trace (see :mod:`maumau.tournaments.engine`).
+continues from, after the lease: no round is counted twice, and no block's match is created
+twice (see :mod:`maumau.tournaments.engine`).
 """
 
 from __future__ import annotations
@@ -60,8 +60,7 @@ ROUNDS_COUNTED = prometheus_client.Counter(
 )
 TAKEOVERS = prometheus_client.Counter(
     "tournaments_match_takeovers_total",
-    "Match creations of a replica that died, taken over: found (adopted) or created again.",
-    ["outcome"],
+    "Match creations of a replica that died, taken over (repeated with the same request id).",
 )
 BETWEEN_BLOCKS = prometheus_client.Histogram(
     "tournaments_between_blocks_seconds",
@@ -223,31 +222,25 @@ class Driver:
         assert match is not None
         tournament_id = t.tournament_id
         people = [(seat, e) for seat, e in enumerate(match.entrants) if not _is_bot(t, e)]
-        if match.commitment:
-            # A creation of a replica that died (or of this one, failed): find its match first.
-            found = None
-            for _, person in people[:3]:
-                found = await self.engine.find(person, match.commitment)
-                if found:
-                    break
-            if found:
-                TAKEOVERS.labels("adopted").inc()
-                await self._record(t, table, match.commitment, found)
-                return
-            TAKEOVERS.labels("created_again").inc()
         seed, commitment = new_seed()
+        if match.commitment:
+            # A creation of a replica that died (or of this one, failed): the same request id
+            # answers with its match if the engine made one, or makes it now.
+            TAKEOVERS.inc()
+            commitment = match.commitment
+        else:
 
-        def begin(x: Tournament) -> Events:
-            target = x.tables[table] if table >= 0 else x.decider
-            if target is None or target.match_id or target.entrants != match.entrants:
+            def begin(x: Tournament) -> Events:
+                target = x.tables[table] if table >= 0 else x.decider
+                if target is None or target.match_id or target.entrants != match.entrants:
+                    return []
+                x.begin_creation(target, commitment)
                 return []
-            x.begin_creation(target, commitment)
-            return []
 
-        t = await self._change(tournament_id, begin)
-        target = t.tables[table] if table >= 0 else t.decider
-        if target is None or target.commitment != commitment:
-            return
+            t = await self._change(tournament_id, begin)
+            target = t.tables[table] if table >= 0 else t.decider
+            if target is None or target.commitment != commitment:
+                return
         rounds = 1 if table < 0 else t.config.change_every
         ruleset = Ruleset.parse(t.config.ruleset)
         options = {**dict(ruleset.options), "rounds": rounds}
@@ -263,6 +256,7 @@ class Driver:
             len(match.entrants),
             t.config.turn_seconds,
             seed,
+            request_id=f"tournament:{tournament_id}:{commitment}",
         )
         BLOCKS_STARTED.inc()
         if self.hooks.after_create is not None:
