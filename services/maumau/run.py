@@ -13,8 +13,9 @@ in-flight calls while Redis still answers, and Redis writes its append-only file
 
 Environment: everything the services read (see README), plus MAUMAU_REDIS_PORT for the embedded
 redis-server (default: a free port); MAUMAU_REDIS_CLUSTER=1 (``make run CLUSTER=1``) starts a local
-Redis Cluster of six nodes in ``$MAUMAU_DATA_DIR/redis-cluster`` instead. Without MAUMAU_TOKEN_SECRET a random secret is kept in
-``$MAUMAU_DATA_DIR/token-secret``, so tokens stay valid across restarts of the same data folder.
+Redis Cluster of six nodes in ``$MAUMAU_DATA_DIR/redis-cluster`` instead. Without
+MAUMAU_TOKEN_SECRET a random secret is kept in ``$MAUMAU_DATA_DIR/token-secret``, so tokens stay
+valid across restarts of the same data folder.
 """
 
 from __future__ import annotations

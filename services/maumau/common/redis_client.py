@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import zlib
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, cast
 
@@ -32,6 +33,10 @@ PROBE_TAGS = 16
 cluster meets a MOVED for most of them."""
 
 DEFAULT_WAIT_MS = 1000
+
+DEFAULT_SHARDS = 8
+"""Shards of each global structure (hash tags ``{0}`` to ``{7}``), so no one slot carries all
+of its traffic; ``MAUMAU_REDIS_SHARDS`` changes it (the same for every service)."""
 
 
 async def connect(url: str, retry_seconds: float = 1.0) -> redis.Redis:
@@ -53,6 +58,16 @@ async def connect(url: str, retry_seconds: float = 1.0) -> redis.Redis:
         await cluster.initialize()
         log.info("Redis at %s is a cluster of %d nodes", url, len(cluster.get_nodes()))
         return cast(redis.Redis, cluster)
+
+
+def shard_of(name: str, shards: int) -> int:
+    """The shard of a global structure that ``name`` (a match id, ...) belongs in: stable
+    across processes, unlike ``hash()``.
+
+    >>> shard_of("m1", 8), shard_of("m1", 1)
+    (7, 0)
+    """
+    return zlib.crc32(name.encode()) % shards
 
 
 def is_cluster(client: redis.Redis) -> bool:

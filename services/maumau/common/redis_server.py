@@ -97,8 +97,17 @@ class EmbeddedRedis:
         if not self.running:
             return
         assert self._process is not None
+        deadline = time.monotonic() + self.start_timeout
         with self._client() as client, contextlib.suppress(redis.ConnectionError):
-            client.shutdown()
+            while True:
+                try:
+                    client.shutdown()
+                    break
+                except redis.ResponseError:
+                    # A replica that just synced refuses while it writes its first AOF.
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.05)
         self._process.wait(timeout=self.start_timeout)
         self._process = None
 

@@ -33,6 +33,7 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from maumau.common.config import ConfigError, RedisConfig, ServiceConfig
+from maumau.common.redis_client import DEFAULT_SHARDS
 
 log = logging.getLogger(__name__)
 
@@ -182,6 +183,15 @@ class RedisSettings(ServiceSettings):
         validation_alias="MAUMAU_REDIS_WAIT_MS",
         description="how long a write waits for its replicas; short of them it is refused "
         "(UNAVAILABLE, retry with the same request id)",
+    )
+
+    redis_shards: int = Field(
+        DEFAULT_SHARDS,
+        ge=1,
+        le=1024,
+        validation_alias="MAUMAU_REDIS_SHARDS",
+        description="shards of each global structure (deadlines, ...), each its own Cluster "
+        "slot; the same for every service (see Key layout; change it only on an empty store)",
     )
 
     def redis(self) -> RedisConfig:

@@ -19,7 +19,7 @@ from maumau.engine.matches import DEADLINE_OVERDUE, MATCHES_ACTIVE, EngineSettin
 from maumau.engine.players import PlayersService
 from maumau.engine.service import EngineService
 from maumau.engine.settings import Settings
-from maumau.engine.store import ACTIVE, DEADLINES, RESULTS, MatchStore
+from maumau.engine.store import ACTIVE, RESULTS, MatchStore
 from maumau.v1 import engine_pb2_grpc, players_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -39,7 +39,7 @@ class EngineApp(Service):
         reconnecting(client)
         settings = settings or EngineSettings()
         durability = Durability(client, settings.min_replicas, settings.wait_ms)
-        self.matches = Matches(MatchStore(client, durability), settings)
+        self.matches = Matches(MatchStore(client, durability, settings.shards), settings)
         directory = PlayerDirectory(client)
         engine = EngineService(self.matches, secret, directory)
         players = PlayersService(directory, secret)
@@ -51,7 +51,7 @@ class EngineApp(Service):
                 ),
             },
             config,
-            keyed_probe(client, lambda: [DEADLINES, RESULTS, ACTIVE]),
+            keyed_probe(client, lambda: [*self.matches.store.deadline_keys, RESULTS, ACTIVE]),
         )
         self.poll_seconds = poll_seconds
         super().__init__(server, {"deadlines": self.run_deadlines})

@@ -20,6 +20,7 @@ from google.protobuf.message import Message
 
 from maumau import wire
 from maumau.common.errors import ServiceError
+from maumau.common.redis_client import DEFAULT_SHARDS
 from maumau.engine import lobby
 from maumau.engine.bots import BotPlayers
 from maumau.engine.store import Committed, MatchRecord, MatchStore, Status, Stored
@@ -64,6 +65,8 @@ class EngineSettings:
     """Replicas that confirm each commit before it is acknowledged (None: the store's default,
     see ``maumau.common.redis_client.Durability``)."""
     wait_ms: int = 1000
+    shards: int = DEFAULT_SHARDS
+    """Shards of the deadlines (``MAUMAU_REDIS_SHARDS``)."""
 
 
 @dataclass(frozen=True)

@@ -75,4 +75,5 @@ class Settings(RedisSettings, TokenSettings):
             bot_budget_ms=self.bot_budget_ms,
             min_replicas=self.redis_min_replicas,
             wait_ms=self.redis_wait_ms,
+            shards=self.redis_shards,
         )
