@@ -3,6 +3,7 @@
 
 import doctest
 import itertools
+import random
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -119,3 +120,46 @@ def test_the_championship_year_is_the_calendar_year_in_the_time_zone() -> None:
     assert championship_year(new_year_berlin - 1, "Europe/Berlin") == 2026
     assert championship_year(new_year_berlin, "Europe/Berlin") == 2027
     assert championship_year(new_year_berlin, "UTC") == 2026
+    assert ranking.year_over_at(2026, "Europe/Berlin") == new_year_berlin
+
+
+entries = st.lists(
+    st.builds(
+        ChampionshipEntry,
+        st.sampled_from("abcdefghij"),
+        st.integers(0, 3).map(lambda n: n * 4),
+        st.integers(0, 1),
+    ),
+    max_size=10,
+    unique_by=lambda e: e.player,
+)
+
+
+@given(entries, st.randoms())
+def test_a_deciding_tournament_orders_exactly_its_tied_group(
+    field: list[ChampionshipEntry], rng: random.Random
+) -> None:
+    """Each group owed a deciding game is level on points and Mau-Mau finishes and tied for a
+    place up to the podium; once its deciding tournament has ranked it, the group takes
+    consecutive places in that order, nobody else moves, and no decider is owed for it."""
+    before = championship_order(field)
+    groups = ranking.championship_deciders(before)
+    for group in groups:
+        tied = [p for p in before if p.entry.player in group]
+        assert len(tied) == len(group) > 1 and len({p.place for p in tied}) == 1
+        assert tied[0].place <= ranking.DECIDED_CHAMPIONSHIP_PLACES
+        assert len({(p.entry.points, p.entry.maumaus) for p in tied}) == 1
+    decided: dict[str, int] = {}
+    for group in groups:
+        order = rng.sample(group, len(group))
+        decided.update({player: place for place, player in enumerate(order, 1)})
+    after = championship_order(field, decided)
+    assert ranking.championship_deciders(after) == []
+    places = {p.entry.player: p for p in after}
+    for group in groups:
+        first = min(places[player].place for player in group)
+        for player in group:
+            assert places[player].place == first + decided[player] - 1
+            assert not places[player].tied
+    untouched = {p.entry.player: (p.place, p.tied) for p in before if p.entry.player not in decided}
+    assert {k: (places[k].place, places[k].tied) for k in untouched} == untouched

@@ -120,7 +120,8 @@ async def join(
     out: TextIO | None = None,
     reader: LineReader | None = None,
 ) -> int:
-    """Enter the tournament as your kept player (see ``maumau_cli.common.me``), and play each
+    """Enter the tournament as your kept player (see ``maumau_cli.common.me``), unless you are
+    an entrant already (a championship's deciding tournament enters its players), and play each
     of your seats."""
     out = out or sys.stdout
     tournament_id, tips_address = args.tournament_id, args.bots_address
@@ -130,7 +131,9 @@ async def join(
             Tournaments.connect(args.tournaments_address, timeout=5.0) as tournaments,
         ):
             player = await me(platform, args.name)
-            t = await tournaments.register(player, tournament_id)
+            t = await tournaments.get(tournament_id)
+            if all(e.entrant_id != player.player_id for e in t.entrants):
+                t = await tournaments.register(player, tournament_id)
             _say(
                 out,
                 texts,

@@ -14,9 +14,13 @@ ties again by the Mau-Mau ranking, then a deciding game. The readings chosen:
   registration ranks first, so every paid place has one holder.
 - A player who left the tournament keeps their points but cannot play a deciding round: in a
   tie they rank after those who stayed, among themselves by registration.
-- The championship's deciding game would need the tied players together at the end of the
-  year; the standings mark such a tie (``tied``) and the players share the place until the
-  organizers play it out in a tournament of their own.
+- The championship's deciding game is played for the places up to
+  :data:`DECIDED_CHAMPIONSHIP_PLACES` (the podium; further down a tie changes no title, and
+  those players share the place). Once the year is over, the service schedules one deciding
+  tournament per tied group: the group's players as entrants, a single round, unranked, started
+  a set time later so the players can be there (an absent player's seat goes to a bot, as at any
+  table). Its final ranking, with its own deciding rounds, orders the group in the championship.
+  Until it is played the group shares the place and is marked ``tied``.
 - The year of a tournament is the calendar year in the configured time zone (Europe/Berlin by
   default) of the moment its final ranking was made.
 """
@@ -33,6 +37,8 @@ CHAMPIONSHIP_POINTS: tuple[int, ...] = (12, 10, 8, 7, 6, 5, 4, 3, 2, 1)
 """Championship points of places 1, 2, 3, ... (none beyond the tenth)."""
 PAID_PLACES = len(CHAMPIONSHIP_POINTS)
 MAX_DECIDING_ROUNDS = 3
+DECIDED_CHAMPIONSHIP_PLACES = 3
+"""Ties for these places of a championship year are played out in a deciding tournament."""
 
 
 @dataclass(frozen=True)
@@ -149,14 +155,21 @@ class ChampionshipPlace:
     """Level on points and Mau-Mau finishes with another player: a deciding game is owed."""
 
 
-def championship_order(entries: Sequence[ChampionshipEntry]) -> list[ChampionshipPlace]:
-    """Most points first, then most Mau-Mau finishes; players level on both share a place.
+def championship_order(
+    entries: Sequence[ChampionshipEntry], decided: Mapping[str, int] | None = None
+) -> list[ChampionshipPlace]:
+    """Most points first, then most Mau-Mau finishes; players level on both share a place unless
+    a deciding tournament has ordered them (``decided``: player -> place in it).
 
     >>> [(p.entry.player, p.place, p.tied) for p in championship_order([
     ...     ChampionshipEntry("a", 12, 1), ChampionshipEntry("b", 20, 0),
     ...     ChampionshipEntry("c", 12, 1)])]
     [('b', 1, False), ('a', 2, True), ('c', 2, True)]
+    >>> [(p.entry.player, p.place, p.tied) for p in championship_order([
+    ...     ChampionshipEntry("a", 12, 1), ChampionshipEntry("c", 12, 1)], {"a": 2, "c": 1})]
+    [('c', 1, False), ('a', 2, False)]
     """
+    decided = decided or {}
     ordered = sorted(entries, key=lambda e: (-e.points, -e.maumaus, e.player))
     result: list[ChampionshipPlace] = []
     index = 0
@@ -165,10 +178,42 @@ def championship_order(entries: Sequence[ChampionshipEntry]) -> list[Championshi
         key = (ordered[index].points, ordered[index].maumaus)
         while end < len(ordered) and (ordered[end].points, ordered[end].maumaus) == key:
             end += 1
-        tied = end - index > 1
-        result.extend(ChampionshipPlace(e, index + 1, tied) for e in ordered[index:end])
+        group = ordered[index:end]
+        ranks = [decided.get(e.player) for e in group]
+        if len(group) > 1 and None not in ranks and len(set(ranks)) == len(ranks):
+            group.sort(key=lambda e: decided[e.player])
+            result.extend(ChampionshipPlace(e, index + 1 + n) for n, e in enumerate(group))
+        else:
+            result.extend(ChampionshipPlace(e, index + 1, len(group) > 1) for e in group)
         index = end
     return result
+
+
+def championship_deciders(places: Sequence[ChampionshipPlace]) -> list[list[str]]:
+    """The groups still tied for a place up to :data:`DECIDED_CHAMPIONSHIP_PLACES`, best first,
+    each in championship order.
+
+    >>> championship_deciders(championship_order([
+    ...     ChampionshipEntry("a", 12, 1), ChampionshipEntry("b", 12, 1),
+    ...     ChampionshipEntry("c", 8, 0), ChampionshipEntry("d", 2, 0),
+    ...     ChampionshipEntry("e", 2, 0)]))
+    [['a', 'b']]
+    """
+    groups: dict[int, list[str]] = {}
+    for p in places:
+        if p.tied and p.place <= DECIDED_CHAMPIONSHIP_PLACES:
+            groups.setdefault(p.place, []).append(p.entry.player)
+    return [groups[place] for place in sorted(groups)]
+
+
+def year_over_at(year: int, zone: str) -> float:
+    """The moment (Unix seconds) the championship year ends in ``zone``.
+
+    >>> year_over_at(2026, "UTC")
+    1798761600.0
+    """
+    ends = datetime.datetime(year + 1, 1, 1, tzinfo=zoneinfo.ZoneInfo(zone))
+    return ends.timestamp()
 
 
 def merge_deciding(tallies: Sequence[Tally], round_points: Mapping[str, int]) -> list[Tally]:

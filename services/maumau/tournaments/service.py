@@ -335,8 +335,10 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
             raise invalid("year must be from 2000 to 9999 (0: this year)")
         rows = await self.store.championship(year, 1000)
         names = {r.player: r.name for r in rows}
+        scheduled, decided = await self.store.deciders(year)
         order = ranking.championship_order(
-            [ranking.ChampionshipEntry(r.player, r.points, r.maumaus, r.tournaments) for r in rows]
+            [ranking.ChampionshipEntry(r.player, r.points, r.maumaus, r.tournaments) for r in rows],
+            decided,
         )
         return pb.Championship(
             year=year,
@@ -349,6 +351,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
                     maumaus=p.entry.maumaus,
                     tournaments=p.entry.tournaments,
                     tied=p.tied,
+                    decider=scheduled.get(p.entry.player, "") if p.tied else "",
                 )
                 for p in order[: request.limit or 100]
             ],

@@ -69,6 +69,13 @@ class Settings(RedisSettings, TokenSettings):
         description="how long a championship year and the players' histories stay after their "
         "last change",
     )
+    championship_decider_start_seconds: int = Field(
+        14 * 86400,
+        ge=0,
+        le=366 * 86400,
+        description="a championship tie for a podium place is played out in a deciding "
+        "tournament that starts this long after the year ends",
+    )
     results_consumer: str = Field(
         "",
         description="this replica's name in the `tournaments` group reading finished matches "

@@ -11,7 +11,9 @@ ids), or raises :class:`Refused` with a gRPC status and a message a person can a
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -90,6 +92,8 @@ class Config:
     min_entrants: int
     turn_seconds: int
     bot_level: str
+    decides_year: int = 0
+    """A championship deciding tournament: the year whose tie it plays out."""
 
     @property
     def blocks(self) -> int:
@@ -478,6 +482,7 @@ class Tournament:
             started_at=self.started_at,
             finished_at=self.finished_at,
             championship_year=self.year,
+            decides_championship=c.decides_year,
         )
 
 
@@ -491,3 +496,45 @@ def table_pb(index: int, t: TableMatch, rounds: int) -> pb.Table:
 
 def places_of(t: Tournament) -> Mapping[str, dict[str, Any]]:
     return {p["entrant"]: p for p in t.final}
+
+
+CHAMPIONSHIP_ORGANIZER = "championship"
+"""The organizer id of the deciding tournaments the service schedules itself."""
+
+
+def championship_decider(
+    year: int, group: Sequence[tuple[str, str]], now: float, start_at: float
+) -> Tournament:
+    """The deciding tournament of a championship tie: the tied (player, name) pairs as entrants
+    in championship order, one unranked round of the East-Frisian rules, starting at
+    ``start_at``. Its id is made of the year and the players, so scheduling it twice (two
+    replicas, or one after a crash) finds the first."""
+    players = [player for player, _ in group]
+    digest = hashlib.sha256(f"championship\0{year}\0{chr(0).join(players)}".encode()).digest()
+    config = Config(
+        name=f"Championship {year}: deciding game",
+        organizer_id=CHAMPIONSHIP_ORGANIZER,
+        ruleset="ostfriesland",
+        rounds=1,
+        change_every=1,
+        max_per_table=8,
+        registration_closes_at=0.0,
+        start_at=start_at,
+        fill_with_bots=False,
+        ranked=False,
+        max_entrants=len(group),
+        min_entrants=2,
+        turn_seconds=60,
+        bot_level="heuristic",
+        decides_year=year,
+    )
+    return Tournament(
+        tournament_id=base64.urlsafe_b64encode(digest[:16]).rstrip(b"=").decode(),
+        config=config,
+        created_at=now,
+        seed=digest[16:].hex(),
+        entrants=[
+            Entrant(player, name or player, "heuristic" if player.startswith("bot:") else "")
+            for player, name in group
+        ],
+    )

@@ -19,6 +19,8 @@ Keys of other slots, each written on its own (idempotent, so a repeat after a cr
 - ``championship:{year}:points``   sorted set: player -> championship points of the year
 - ``championship:{year}:maumaus``, ``:tournaments``, ``:names``  hashes per player
 - ``championship:{year}:awarded``  set of the tournaments counted (each once)
+- ``championship:{year}:deciders`` hash: player -> the deciding tournament of their tie
+- ``championship:{year}:decided``  hash: player -> place in that deciding tournament
 - ``tournaments:player:{player}``  sorted set: tournament id -> finished at (a player's history)
 - ``tournaments:player:{player}:places``  hash: tournament id -> JSON place, points
 
@@ -30,7 +32,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
@@ -133,6 +135,12 @@ def championship_keys(year: int) -> list[str]:
     return [f"{base}:{part}" for part in ("points", "maumaus", "tournaments", "names", "awarded")]
 
 
+def decider_keys(year: int) -> tuple[str, str]:
+    """The year's deciding tournaments and their places, in the slot of the year's keys."""
+    base = f"championship:{{{year}}}"
+    return f"{base}:deciders", f"{base}:decided"
+
+
 def history_key(player: str) -> str:
     return f"tournaments:player:{{{player}}}"
 
@@ -140,6 +148,13 @@ def history_key(player: str) -> str:
 class NotFound(ServiceError):
     def __init__(self, tournament_id: str) -> None:
         super().__init__(grpc.StatusCode.NOT_FOUND, f"no tournament {tournament_id!r}")
+
+
+class AlreadyExists(ServiceError):
+    def __init__(self, tournament_id: str) -> None:
+        super().__init__(
+            grpc.StatusCode.ALREADY_EXISTS, f"tournament id {tournament_id!r} is taken"
+        )
 
 
 @dataclass
@@ -183,7 +198,7 @@ class TournamentStore:
 
     async def create(self, tournament: Tournament, events: Events) -> None:
         if not await self._write(tournament, None, events):
-            raise ServiceError(grpc.StatusCode.ALREADY_EXISTS, "that tournament id is taken")
+            raise AlreadyExists(tournament.tournament_id)
         await self.redis.zadd(INDEX, {tournament.tournament_id: tournament.created_at})
 
     async def update(
@@ -351,6 +366,33 @@ class TournamentStore:
             )
             for i, (player, score) in enumerate(top)
         ]
+
+    async def deciders(self, year: int) -> tuple[dict[str, str], dict[str, int]]:
+        """Each tied player's deciding tournament, and each decided player's place in it."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key in decider_keys(year):
+                pipe.hgetall(key)
+            scheduled, decided = cast(list[dict[bytes, bytes]], await pipe.execute())
+        return (
+            {k.decode(): v.decode() for k, v in scheduled.items()},
+            {k.decode(): int(v) for k, v in decided.items()},
+        )
+
+    async def schedule_decider(
+        self, year: int, players: Sequence[str], tournament_id: str, keep_seconds: int
+    ) -> None:
+        await self._write_kept(
+            decider_keys(year)[0], dict.fromkeys(players, tournament_id), keep_seconds
+        )
+
+    async def record_decided(self, year: int, places: Mapping[str, int], keep_seconds: int) -> None:
+        await self._write_kept(decider_keys(year)[1], places, keep_seconds)
+
+    async def _write_kept(self, key: str, mapping: Mapping[str, str | int], keep: int) -> None:
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(key, items=[part for pair in mapping.items() for part in pair])
+            pipe.expire(key, keep)
+            await pipe.execute()
 
     # ------------------------------------------------------------ expiry
 

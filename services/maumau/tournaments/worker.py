@@ -28,6 +28,7 @@ import redis.asyncio as redis
 
 from maumau.common.lifecycle import pause
 from maumau.rules import Ruleset
+from maumau.tournaments import ranking
 from maumau.tournaments.engine import Engine, new_seed
 from maumau.tournaments.settings import Settings
 from maumau.tournaments.state import (
@@ -39,8 +40,9 @@ from maumau.tournaments.state import (
     REGISTRATION,
     Events,
     Tournament,
+    championship_decider,
 )
-from maumau.tournaments.store import NotFound, TournamentStore
+from maumau.tournaments.store import AlreadyExists, NotFound, TournamentStore
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +64,10 @@ TAKEOVERS = prometheus_client.Counter(
     "tournaments_match_takeovers_total",
     "Match creations of a replica that died, taken over (repeated with the same request id).",
 )
+DECIDERS_SCHEDULED = prometheus_client.Counter(
+    "tournaments_championship_deciders_total",
+    "Deciding tournaments scheduled for championship ties.",
+)
 BETWEEN_BLOCKS = prometheus_client.Histogram(
     "tournaments_between_blocks_seconds",
     "Time from the last table of a block being done to every table of the next one created.",
@@ -76,6 +82,9 @@ FALLBACK_RESULT_SECONDS = 5.0
 """A match seen over without its result from the results stream for this long (e.g. adopted
 after its result went by) is counted from its own final event instead."""
 MAINTENANCE_SECONDS = 5.0
+DECIDERS_SETTLE_SECONDS = 600.0
+"""The championship's deciding tournaments are made this long after the year ends, when the
+tournaments that finished just before it are counted."""
 
 
 @dataclass
@@ -120,6 +129,7 @@ class Driver:
                 if now >= next_maintenance:
                     next_maintenance = now + MAINTENANCE_SECONDS
                     await self.store.forget_expired(now)
+                    await self._schedule_championship_deciders(now)
                     STUCK.set(await self.store.count_due(now - self.settings.stuck_after_seconds))
             except (redis.ConnectionError, redis.TimeoutError) as error:
                 log.warning("driving paused: Redis unreachable (%s)", error)
@@ -303,6 +313,39 @@ class Driver:
             final = totals
             await self._change(tournament_id, lambda x: x.apply_result(match_id, final))
 
+    # ---------------------------------------------------------------- the championship
+
+    async def _schedule_championship_deciders(self, now: float) -> None:
+        """Once last year is over (and its last tournaments counted), create the deciding
+        tournament of each tie for a podium place, once: its id is made of the year and the
+        players, so a second replica or a repeat finds the first."""
+        zone = self.settings.time_zone
+        year = ranking.championship_year(now, zone) - 1
+        over = ranking.year_over_at(year, zone)
+        if now < over + DECIDERS_SETTLE_SECONDS:
+            return
+        scheduled, decided = await self.store.deciders(year)
+        rows = await self.store.championship(year, 1000)
+        places = ranking.championship_order(
+            [ranking.ChampionshipEntry(r.player, r.points, r.maumaus) for r in rows], decided
+        )
+        names = {r.player: r.name for r in rows}
+        keep = self.settings.championship_retention_seconds
+        for group in ranking.championship_deciders(places):
+            if all(player in scheduled for player in group):
+                continue
+            decider = championship_decider(
+                year,
+                [(player, names[player]) for player in group],
+                now,
+                over + self.settings.championship_decider_start_seconds,
+            )
+            with contextlib.suppress(AlreadyExists):
+                await self.store.create(decider, [])
+            await self.store.set_due(decider.tournament_id, decider.config.start_at)
+            await self.store.schedule_decider(year, group, decider.tournament_id, keep)
+            DECIDERS_SCHEDULED.inc()
+
     # ---------------------------------------------------------------- the end
 
     async def _wrap_up(self, t: Tournament) -> None:
@@ -338,6 +381,9 @@ class Driver:
                 x.awarded = True
                 return []
 
+            if t.config.decides_year:
+                decided = {p["entrant"]: p["place"] for p in t.final}
+                await self.store.record_decided(t.config.decides_year, decided, keep)
             await self._change(t.tournament_id, awarded)
             FINISHED_TOTAL.labels(FINISHED).inc()
         elif t.status == CANCELLED:
