@@ -269,9 +269,13 @@ class RatingStore:
         if not results:
             return [], {}
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.mget([self.match_key(result.match_id) for result in results])
+            # As raw commands: a cluster pipeline refuses its mget method (the keys share one
+            # slot here, so the command itself is fine).
+            pipe.execute_command("MGET", *(self.match_key(result.match_id) for result in results))
             if wanted:  # MGET of no key is an error
-                pipe.mget([self.state_key(rated_id, preset) for preset, rated_id in wanted])
+                pipe.execute_command(
+                    "MGET", *(self.state_key(rated_id, preset) for preset, rated_id in wanted)
+                )
             applied, *found = await pipe.execute()
         states = found[0] if found else []
         fresh = [result for result, seen in zip(results, applied, strict=True) if not seen]
