@@ -33,8 +33,7 @@ import redis.asyncio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from bench.engine import percentile, process, until_ready
-from maumau.common.redis_server import EmbeddedRedis, free_port
-from maumau.matchmaking.app import waiting_pool
+from maumau.common.redis_server import EmbeddedRedis, free_port, pooled
 from maumau.matchmaking.notify import Notifier
 from maumau.matchmaking.queue import (
     QUEUE_INFO,
@@ -183,7 +182,7 @@ async def run(workdir: Path) -> dict[str, float]:
     )
     server = EmbeddedRedis(workdir / "redis")
     server.start()
-    client = waiting_pool(redis.asyncio.Redis.from_url(server.url), 200)
+    client = pooled(redis.asyncio.Redis.from_url(server.url), 200, wait_seconds=20)
     try:
         print(f"  {TICKETS:,} tickets queued, then {REPLICAS} matchmaker replicas start:")
         queued = await queue_tickets(client, random.Random(1))

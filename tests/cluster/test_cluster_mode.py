@@ -1,6 +1,7 @@
 """Every service on a Redis Cluster: REDIS_URL names any one node, the platform finds out it is a
 cluster and uses the cluster client; health says SERVING only while the store serves its calls."""
 
+import asyncio
 import random
 
 import grpc
@@ -14,7 +15,7 @@ from maumau.common.redis_server import EmbeddedRedis
 from maumau.engine.app import EngineApp
 from maumau.engine.matches import EngineSettings
 from maumau.v1 import game_pb2
-from tests.support.engine import SECRET, Client, engine_config, play_to_the_end
+from tests.support.engine import SECRET, Client, engine_config, follow, play_to_the_end
 from tests.support.polling import eventually
 from tests.support.rpc import NOT_SERVING, SERVING, health
 
@@ -63,8 +64,15 @@ async def test_a_match_with_bots_is_played_to_the_end_on_the_cluster(cluster_cli
         match = await player.create(
             "classic", 4, bots=BOTS, auto_start=True, options={"target": "0"}
         )
+        following = asyncio.create_task(
+            follow(address, player.seat_tokens[match.match_id], match.match_id, 60)
+        )
         views = await play_to_the_end(match.match_id, [player], random.Random(13))
         assert views[-1].phase == "over"
+        # Followed live from the first event to the last, on the cluster too.
+        events = await following
+        assert events[-1].event.WhichOneof("kind") == "seed_revealed"
+        assert [e.id for e in events] == sorted({e.id for e in events}, key=events_order)
     finally:
         await player.close()
         await app.stop(0)
@@ -127,3 +135,7 @@ async def test_health_follows_a_master_that_dies_and_its_replica_taking_over(tmp
 
 async def _reports(address: str, status: int) -> bool:
     return await health(address) == status
+
+
+def events_order(event_id: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in event_id.split("-"))

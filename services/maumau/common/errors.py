@@ -22,6 +22,9 @@ from maumau.rules.errors import BadInput
 
 ERROR_CODE_KEY = "maumau-error-code"
 ERROR_PARAMS_KEY = "maumau-error-params"
+RETRY_AFTER_KEY = "retry-after-ms"
+"""Trailing metadata of a RESOURCE_EXHAUSTED refusal: whole milliseconds to wait before trying
+again (the gRPC counterpart of HTTP's Retry-After)."""
 
 
 @runtime_checkable
@@ -40,13 +43,17 @@ async def abort(
     *,
     error_code: str | None = None,
     params: Mapping[str, Any] | None = None,
+    retry_after_seconds: float | None = None,
 ) -> NoReturn:
     """End the call with `status` and `message`; `error_code` and `params` go in trailing
-    metadata as `maumau-error-code` and `maumau-error-params` (JSON)."""
+    metadata as `maumau-error-code` and `maumau-error-params` (JSON), a retry hint as
+    `retry-after-ms`."""
     metadata: list[tuple[str, str]] = []
     if error_code is not None:
         metadata.append((ERROR_CODE_KEY, error_code))
         metadata.append((ERROR_PARAMS_KEY, json.dumps(dict(params or {}), default=str)))
+    if retry_after_seconds is not None:
+        metadata.append((RETRY_AFTER_KEY, str(max(1, round(retry_after_seconds * 1000)))))
     await context.abort(status, message, trailing_metadata=tuple(metadata))
 
 
@@ -71,6 +78,15 @@ STORE_UNAVAILABLE = (
     exceptions.ReadOnlyError,
 )
 """Errors of a store that cannot answer for a moment: the caller retries (same request id)."""
+
+
+class Exhausted(ServiceError):
+    """A caller went past a limit (open streams, a rate): RESOURCE_EXHAUSTED, with how long to
+    wait before trying again in the `retry-after-ms` trailer."""
+
+    def __init__(self, message: str, retry_after_seconds: float) -> None:
+        super().__init__(grpc.StatusCode.RESOURCE_EXHAUSTED, message)
+        self.retry_after_seconds = retry_after_seconds
 
 
 def status_for(error: BaseException) -> grpc.StatusCode | None:
@@ -102,4 +118,6 @@ async def abort_for(context: grpc.aio.ServicerContext[Any, Any], error: BaseExce
             else "the match store is unreachable for a moment: retry with the same request id"
         )
         await abort(context, status, message)
+    if isinstance(error, Exhausted):
+        await abort(context, status, str(error), retry_after_seconds=error.retry_after_seconds)
     await abort(context, status, str(error))

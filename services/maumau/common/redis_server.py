@@ -26,7 +26,7 @@ from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 from redis.retry import Retry
 
 from maumau.common.config import RedisConfig
-from maumau.common.redis_client import connect
+from maumau.common.redis_client import connect, is_cluster
 
 log = logging.getLogger(__name__)
 
@@ -201,6 +201,25 @@ async def open_redis(config: RedisConfig) -> AsyncIterator[redis.asyncio.Redis]:
         await client.aclose()
         if embedded is not None:
             await asyncio.to_thread(embedded.stop)
+
+
+def pooled(client: redis.asyncio.Redis, size: int, wait_seconds: float) -> redis.asyncio.Redis:
+    """A client of the same Redis as ``client`` with a pool of its own of ``size`` connections,
+    retrying on a fresh connection as :func:`reconnecting` says; a call finding every connection
+    busy waits up to ``wait_seconds`` for one (then fails as Redis being unreachable) instead of
+    opening more. Separate pools keep one kind of work (e.g. many blocking reads) from taking the
+    connections another (health, deadlines) needs. A cluster client is returned as it is: it
+    keeps a pool per node of its own (up to ``CLUSTER_CONNECTIONS_PER_NODE``)."""
+    if is_cluster(client):
+        return client
+    pool = client.connection_pool
+    own = redis.asyncio.BlockingConnectionPool(
+        max_connections=size,
+        timeout=wait_seconds,
+        connection_class=pool.connection_class,
+        **pool.connection_kwargs,
+    )
+    return reconnecting(redis.asyncio.Redis.from_pool(own))  # closing it closes its pool
 
 
 def reconnecting(client: redis.asyncio.Redis) -> redis.asyncio.Redis:

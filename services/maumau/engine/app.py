@@ -12,21 +12,33 @@ import redis.asyncio as redis
 from maumau.common.config import ServiceConfig
 from maumau.common.lifecycle import Service, pause
 from maumau.common.players import PlayerDirectory
-from maumau.common.redis_client import Durability, keyed_probe
-from maumau.common.redis_server import reconnecting
+from maumau.common.redis_client import Durability, is_cluster, keyed_probe
+from maumau.common.redis_server import pooled, reconnecting
 from maumau.common.server import create_server
+from maumau.engine.follow import FollowHub, OpenStreams
 from maumau.engine.matches import DEADLINE_OVERDUE, MATCHES_ACTIVE, EngineSettings, Matches
 from maumau.engine.players import PlayersService
 from maumau.engine.service import EngineService
 from maumau.engine.settings import Settings
-from maumau.engine.store import ACTIVE, RESULTS, MatchStore
+from maumau.engine.store import ACTIVE, RESULTS, MatchStore, Status
 from maumau.v1 import engine_pb2_grpc, players_pb2_grpc
 
 log = logging.getLogger(__name__)
 
 
+FOLLOW_LANE_SIZE = 250
+"""Matches one follow reader (one Redis connection) reads at once."""
+DEADLINE_CONNECTIONS = 4
+CALL_WAIT_SECONDS = 10.0
+"""The longest a call waits for a free connection of its pool before it answers UNAVAILABLE."""
+
+
 class EngineApp(Service):
-    """One replica: start() serves gRPC and claims due deadlines until stop()."""
+    """One replica: start() serves gRPC and claims due deadlines until stop().
+
+    Its Redis connections come in separate pools, so no kind of work can starve another: calls
+    (``redis_connections``), the follow readers (one per lane of matches), the deadline loop
+    and the health probe (one each of their own)."""
 
     def __init__(
         self,
@@ -36,12 +48,22 @@ class EngineApp(Service):
         settings: EngineSettings | None = None,
         poll_seconds: float = 0.05,
     ) -> None:
-        reconnecting(client)
         settings = settings or EngineSettings()
-        durability = Durability(client, settings.min_replicas, settings.wait_ms)
-        self.matches = Matches(MatchStore(client, durability, settings.shards), settings)
-        directory = PlayerDirectory(client)
-        engine = EngineService(self.matches, secret, directory)
+        reconnecting(client)  # the caller's client, which the pools below are copied from
+        calls = pooled(client, settings.redis_connections, CALL_WAIT_SECONDS)
+        lanes = -(-settings.max_follow_streams // FOLLOW_LANE_SIZE)
+        readers = pooled(client, lanes + 1, CALL_WAIT_SECONDS)
+        background = pooled(client, DEADLINE_CONNECTIONS, CALL_WAIT_SECONDS)
+        health = pooled(client, 1, CALL_WAIT_SECONDS)
+        self.clients = (calls, readers, background, health)
+        self.matches = Matches(self._store(calls, settings), settings)
+        self.deadlines = Matches(self._store(background, settings), settings)
+        # A lane's one XREAD must name keys of one Cluster slot: on a cluster, a lane per match.
+        lane_size = 1 if is_cluster(client) else FOLLOW_LANE_SIZE
+        self.hub = FollowHub(calls, readers, self._live, settings.follow_queue_events, lane_size)
+        streams = OpenStreams(settings.follow_streams_per_player, settings.max_follow_streams)
+        directory = PlayerDirectory(calls)
+        engine = EngineService(self.matches, secret, directory, self.hub, streams)
         players = PlayersService(directory, secret)
         server = create_server(
             {
@@ -51,7 +73,7 @@ class EngineApp(Service):
                 ),
             },
             config,
-            keyed_probe(client, lambda: [*self.matches.store.deadline_keys, RESULTS, ACTIVE]),
+            keyed_probe(health, lambda: [*self.matches.store.deadline_keys, RESULTS, ACTIVE]),
         )
         self.poll_seconds = poll_seconds
         super().__init__(server, {"deadlines": self.run_deadlines})
@@ -60,8 +82,8 @@ class EngineApp(Service):
         """Claim due deadlines and act on them until ``stopping`` (finishing the deadline in
         hand, not cutting it off mid-commit); a claim is a lease (``deadline_lease_seconds``), so
         a deadline whose replica dies while acting on it comes due again elsewhere."""
-        store = self.matches.store
-        lease = self.matches.settings.deadline_lease_seconds
+        store = self.deadlines.store
+        lease = self.deadlines.settings.deadline_lease_seconds
         next_gauge = 0.0
         while not stopping.is_set():
             wait = self.poll_seconds
@@ -71,7 +93,7 @@ class EngineApp(Service):
                     if stopping.is_set():
                         break  # the rest come due again when their lease runs out
                     try:
-                        await self.matches.handle_due(match_id)
+                        await self.deadlines.handle_due(match_id)
                     except Exception:
                         log.exception("deadline of match %s failed; it comes due again", match_id)
                 if time.monotonic() >= next_gauge:
@@ -87,6 +109,22 @@ class EngineApp(Service):
                 due, wait = [], max(wait, 0.5)
             if not due:
                 await pause(stopping, wait)
+
+    @staticmethod
+    def _store(client: redis.Redis, settings: EngineSettings) -> MatchStore:
+        durability = Durability(client, settings.min_replicas, settings.wait_ms)
+        return MatchStore(client, durability, settings.shards)
+
+    async def _live(self, match_id: str) -> bool:
+        stored = await self.matches.store.load(match_id)
+        return stored is not None and stored.record.status != Status.OVER
+
+    async def close(self) -> None:
+        await self.hub.close()
+        for matches in (self.matches, self.deadlines):
+            await matches.bots.close()
+        for client in dict.fromkeys(self.clients):  # on a cluster, one client serves all
+            await client.aclose()
 
 
 def build(settings: Settings, client: redis.Redis | None) -> EngineApp:

@@ -67,6 +67,13 @@ class EngineSettings:
     wait_ms: int = 1000
     shards: int = DEFAULT_SHARDS
     """Shards of the deadlines (``MAUMAU_REDIS_SHARDS``)."""
+    redis_connections: int = 100
+    """Connections to Redis for calls; the deadline loop, health and the follow readers have
+    their own."""
+    max_follow_streams: int = 10_000
+    follow_streams_per_player: int = 64
+    follow_queue_events: int = 256
+    """Events a follower may fall behind before its stream ends (it resumes from the last)."""
 
 
 @dataclass(frozen=True)

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hmac
+import re
 import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
-import prometheus_client
 
 from maumau import fairness, wire
 from maumau.common import tokens
@@ -18,6 +17,7 @@ from maumau.common.errors import ServiceError
 from maumau.common.players import PlayerDirectory
 from maumau.common.tokens import bearer
 from maumau.engine import lobby
+from maumau.engine.follow import FellBehind, FollowHub, OpenStreams, stream_position
 from maumau.engine.matches import Change, Matches, dealt, info, seat_info, seated
 from maumau.engine.store import Status, Stored
 from maumau.rules import Match
@@ -25,22 +25,23 @@ from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 
 Context = grpc.aio.ServicerContext[Any, Any]
 
-FOLLOWERS = prometheus_client.Gauge(
-    "engine_event_stream_followers", "Follow streams open on this replica."
-)
-
-
 MAX_REQUEST_ID = 128
-
-FOLLOW_BLOCK_MS = 2000
-"""How long one read of a match's stream waits: well under the Redis client's socket timeout."""
 
 
 class EngineService(engine_pb2_grpc.EngineServicer):
-    def __init__(self, matches: Matches, secret: bytes, players: PlayerDirectory) -> None:
+    def __init__(
+        self,
+        matches: Matches,
+        secret: bytes,
+        players: PlayerDirectory,
+        hub: FollowHub,
+        streams: OpenStreams,
+    ) -> None:
         self.matches = matches
         self.secret = secret
         self.players = players
+        self.hub = hub
+        self.streams = streams
 
     # ---------------------------------------------------------------- tokens
 
@@ -250,43 +251,50 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     async def Follow(
         self, request: engine_pb2.FollowRequest, context: Context
     ) -> AsyncIterator[engine_pb2.MatchEvent]:
+        after = event_position(request.after_event_id)
         seat, match_id, player_id = await self._viewer(context, request.match_id)
-        viewer = seat  # whose drawn cards this stream shows: the seat while the player holds it
-        # A finished match has all its events written: read them without waiting, then end.
         over = (await self.matches.load(match_id)).record.status == Status.OVER
-        position = request.after_event_id or "0"
-        if position != "0" and not _is_stream_id(position):
-            raise lobby.invalid(f"after_event_id {position!r} is not an event id")
-        FOLLOWERS.inc()
-        try:
-            while True:
-                entries = await self.matches.store.read_events(
-                    match_id, position, block_ms=None if over else FOLLOW_BLOCK_MS
-                )
-                for entry_id, data in entries:
-                    event = game_pb2.Event.FromString(data)
-                    position = entry_id
-                    yield engine_pb2.MatchEvent(id=entry_id, event=wire.redact_pb(event, viewer))
-                    kind = event.WhichOneof("kind")
-                    if kind == "seed_revealed":
-                        return
-                    if kind == "left" and event.left.seat == seat:
-                        viewer = None  # a bot, or in the lobby another player, holds it now
-                    elif kind == "seat_joined" and event.seat_joined.seat == seat:
-                        viewer = seat if event.seat_joined.player_id == player_id else None
-                if entries:
-                    continue
-                if over:
-                    return  # e.g. resumed after the last event of a finished match
-                stored = await self.matches.store.load(match_id)
-                if stored is None:
+        with self.streams.hold(player_id):
+            follower = _Follower(seat, player_id, after)
+            if over:  # all its events are written: read them without waiting, then end
+                async for shown in self._stored_events(match_id, follower, until=None):
+                    yield shown
+                return
+            subscription = await self.hub.subscribe(match_id)
+            try:
+                async for shown in self._stored_events(match_id, follower, subscription.since):
+                    yield shown
+                while not follower.done and (entries := await subscription.take()) is not None:
+                    for entry_id, event in entries:
+                        if follower.done or not follower.news(entry_id):
+                            continue
+                        yield follower.show(entry_id, event)
+            except FellBehind:
+                raise ServiceError(
+                    grpc.StatusCode.ABORTED,
+                    f"this stream fell more than {self.hub.queue_limit} events behind (the "
+                    "events are read too slowly): follow again with after_event_id="
+                    f"{follower.last!r}, the last event received",
+                ) from None
+            finally:
+                self.hub.unsubscribe(subscription)
+
+    async def _stored_events(
+        self, match_id: str, follower: _Follower, until: str | None
+    ) -> AsyncIterator[engine_pb2.MatchEvent]:
+        """The stored events after the follower's position, up to ``until`` (None: all), read
+        a batch at a time as the client takes them."""
+        limit = None if until is None else stream_position(until)
+        while not follower.done:
+            if limit is not None and stream_position(follower.last) >= limit:
+                return
+            entries = await self.matches.store.read_events(match_id, follower.last, None)
+            if not entries:
+                return
+            for entry_id, data in entries:
+                if follower.done or (limit is not None and stream_position(entry_id) > limit):
                     return
-                # The final events are committed with the status: read once more, then end.
-                over = stored.record.status == Status.OVER
-        except asyncio.CancelledError:
-            raise
-        finally:
-            FOLLOWERS.dec()
+                yield follower.show(entry_id, game_pb2.Event.FromString(data))
 
     async def GetMatch(
         self, request: engine_pb2.GetMatchRequest, context: Context
@@ -318,6 +326,51 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         return engine_pb2.ListMatchesResponse(matches=found)
 
 
-def _is_stream_id(text: str) -> bool:
-    millis, _, sequence = text.partition("-")
-    return millis.isdigit() and (not sequence or sequence.isdigit())
+STREAM_ID = re.compile(r"[0-9]{1,20}(-[0-9]{1,20})?")
+LARGEST_ID_PART = 2**64 - 1
+
+
+def event_position(after_event_id: str) -> str:
+    """The stream position a Follow starts after: the id of an event, or "0" for the first.
+
+    >>> event_position(""), event_position("1700000000000-2")
+    ('0', '1700000000000-2')
+    """
+    if not after_event_id:
+        return "0"
+    if STREAM_ID.fullmatch(after_event_id) and all(
+        int(part) <= LARGEST_ID_PART for part in after_event_id.split("-")
+    ):
+        return after_event_id
+    raise lobby.invalid(
+        f"after_event_id {after_event_id[:48]!r} is not an event id: give the id of the last "
+        "event received (like '1700000000000-0'), or leave it empty to start from the first"
+    )
+
+
+class _Follower:
+    """What one Follow stream has sent: its position, whose drawn cards it shows, its end."""
+
+    def __init__(self, seat: int | None, player_id: str, after: str) -> None:
+        self.seat = seat
+        self.viewer = seat
+        """Whose drawn cards this stream shows: the seat while the player holds it."""
+        self.player_id = player_id
+        self.last = after
+        self.done = False
+
+    def news(self, entry_id: str) -> bool:
+        """Whether the entry comes after what was sent (a feed may hand over older ones)."""
+        return stream_position(entry_id) > stream_position(self.last)
+
+    def show(self, entry_id: str, event: game_pb2.Event) -> engine_pb2.MatchEvent:
+        self.last = entry_id
+        shown = engine_pb2.MatchEvent(id=entry_id, event=wire.redact_pb(event, self.viewer))
+        kind = event.WhichOneof("kind")
+        if kind == "seed_revealed":
+            self.done = True
+        elif kind == "left" and event.left.seat == self.seat:
+            self.viewer = None  # a bot, or in the lobby another player, holds it now
+        elif kind == "seat_joined" and event.seat_joined.seat == self.seat:
+            self.viewer = self.seat if event.seat_joined.player_id == self.player_id else None
+        return shown

@@ -58,6 +58,34 @@ class Settings(RedisSettings, TokenSettings):
     bots_address_heuristic: str | None = _level_address("heuristic")
     bots_address_strong: str | None = _level_address("strong")
 
+    redis_connections: int = Field(
+        100,
+        ge=2,
+        le=10_000,
+        description="connections to Redis for calls per replica (calls beyond wait for one); "
+        "the follow readers, the deadline loop and health have connections of their own",
+    )
+    max_follow_streams: int = Field(
+        10_000,
+        ge=1,
+        le=1_000_000,
+        description="Follow streams open at once on one replica (more: RESOURCE_EXHAUSTED)",
+    )
+    follow_streams_per_player: int = Field(
+        64,
+        ge=1,
+        le=100_000,
+        description="Follow streams one player may have open on one replica (more: "
+        "RESOURCE_EXHAUSTED)",
+    )
+    follow_queue_events: int = Field(
+        256,
+        ge=16,
+        le=100_000,
+        description="events a Follow stream may fall behind its match before it ends ABORTED "
+        "(the client resumes from its last event)",
+    )
+
     def engine(self) -> EngineSettings:
         """What the match logic needs of these settings."""
         levels = {
@@ -76,4 +104,8 @@ class Settings(RedisSettings, TokenSettings):
             min_replicas=self.redis_min_replicas,
             wait_ms=self.redis_wait_ms,
             shards=self.redis_shards,
+            redis_connections=self.redis_connections,
+            max_follow_streams=self.max_follow_streams,
+            follow_streams_per_player=self.follow_streams_per_player,
+            follow_queue_events=self.follow_queue_events,
         )

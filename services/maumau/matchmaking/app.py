@@ -11,8 +11,8 @@ import redis.asyncio as redis
 from maumau.common.config import ServiceConfig
 from maumau.common.lifecycle import Service
 from maumau.common.players import PlayerDirectory
-from maumau.common.redis_client import Durability, is_cluster, keyed_probe
-from maumau.common.redis_server import reconnecting
+from maumau.common.redis_client import Durability, keyed_probe
+from maumau.common.redis_server import pooled
 from maumau.common.server import create_server
 from maumau.matchmaking.notify import Notifier
 from maumau.matchmaking.queue import QUEUE_INFO, QUEUES, TicketQueue
@@ -23,24 +23,6 @@ from maumau.matchmaking.settings import Settings
 from maumau.matchmaking.tables import Tables
 from maumau.matchmaking.worker import Former, Hooks
 from maumau.v1 import matchmaking_pb2_grpc
-
-
-def waiting_pool(client: redis.Redis, size: int) -> redis.Redis:
-    """A client of the same Redis whose pool of ``size`` connections makes a call wait for a
-    free connection (up to 20 s) instead of failing: a default pool raises once 100 calls are
-    in flight, and every follow stream and enqueue of a busy replica calls Redis. (A cluster
-    client keeps a pool per node of its own, kept as it is.)"""
-    if is_cluster(client):
-        return client
-    pool = client.connection_pool
-    return redis.Redis(
-        connection_pool=redis.BlockingConnectionPool(
-            max_connections=size,
-            timeout=20,
-            connection_class=pool.connection_class,
-            **pool.connection_kwargs,
-        )
-    )
 
 
 class MatchmakingApp(Service):
@@ -57,7 +39,8 @@ class MatchmakingApp(Service):
         hooks: Hooks | None = None,
     ) -> None:
         self.settings = settings = settings or Settings()
-        self.redis = client = reconnecting(waiting_pool(client, settings.redis_connections))
+        # A call waits for a free connection instead of failing once a default pool's 100 are busy.
+        self.redis = client = pooled(client, settings.redis_connections, wait_seconds=20)
         self.replica = f"mm-{secrets.token_hex(6)}"
         # Round robin over every address the target resolves to (several engine replicas).
         self.channel = grpc.aio.insecure_channel(
