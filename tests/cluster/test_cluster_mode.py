@@ -60,7 +60,7 @@ async def test_a_match_with_bots_is_played_to_the_end_on_the_cluster(cluster_cli
     address = f"127.0.0.1:{app.port}"
     player = await Client.register(address, "cluster player")
     try:
-        assert await health(address) == SERVING
+        await eventually(lambda: _reports(address, SERVING), 10, "SERVING")
         match = await player.create(
             "classic", 4, bots=BOTS, auto_start=True, options={"target": "0"}
         )
@@ -121,7 +121,7 @@ async def test_health_follows_a_master_that_dies_and_its_replica_taking_over(tmp
         await app.start()
         address = f"127.0.0.1:{app.port}"
         try:
-            assert await health(address) == SERVING
+            await eventually(lambda: _reports(address, SERVING), 10, "SERVING")
             victim = cluster.node_on(cluster.master_ports()[0])
             victim.kill()
             await eventually(lambda: _reports(address, NOT_SERVING), 10, "NOT_SERVING")
