@@ -22,9 +22,8 @@ services/maumau/v1/%_pb2.py: protos/maumau/v1/%.proto $(STAMP)
 
 proto: $(GEN)
 
-# CLUSTER=1: a local Redis Cluster (3 masters, 3 replicas) instead of one redis-server.
 run: $(STAMP) proto
-	$(if $(filter 1,$(CLUSTER)),MAUMAU_REDIS_CLUSTER=1) $(PY) -m maumau.run
+	$(PY) -m maumau.run
 
 play: $(STAMP) proto
 	$(VENV)/bin/maumau play $(ARGS)
@@ -36,10 +35,12 @@ bench: $(STAMP) proto
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
 	$(PY) -m bench $(if $(filter 1,$(SAVE)),--save)
 
-# Simulated players against the whole platform, single Redis and local cluster side by side;
-# SECONDS=N per store (default 120), PLAYERS=N (default 1000). Figures into bench/latest.json.
+# Simulated players against the whole platform (bench/load.py): SECONDS=N (default 120; 3600 for
+# a soak), PLAYERS=N (default 1000), CLUSTER=1 on the local Redis Cluster, SAVE=1 into
+# bench/results.json too.
 load: $(STAMP) proto
-	$(PY) -m bench.load $(if $(SECONDS),--seconds $(SECONDS)) $(if $(PLAYERS),--players $(PLAYERS))
+	$(PY) -m bench.load $(if $(SECONDS),--seconds $(SECONDS)) $(if $(PLAYERS),--players $(PLAYERS)) \
+		$(if $(filter 1,$(CLUSTER)),--cluster) $(if $(filter 1,$(SAVE)),--save)
 
 # Mutation testing of the rules core against the rules tests only (not part of `make test`).
 # mutmut imports mutants only from ./, src/ or source/, so the core and its tests are copied

@@ -15,6 +15,7 @@ from maumau.common.redis_client import Durability, keyed_probe
 from maumau.common.redis_server import pooled
 from maumau.common.server import create_server
 from maumau.matchmaking.notify import Notifier
+from maumau.matchmaking.parties import Parties
 from maumau.matchmaking.queue import QUEUE_INFO, QUEUES, TicketQueue
 from maumau.matchmaking.ratings import RatingLookup, redis_ratings
 from maumau.matchmaking.rooms import RoomResults, Rooms
@@ -70,8 +71,17 @@ class MatchmakingApp(Service):
             hooks,
             sweep=self.rooms.sweep,
         )
+        self.parties = Parties(
+            client, settings.party_ttl_seconds, settings.invite_ttl_seconds, settings.party_max
+        )
         service = MatchmakingService(
-            self.queue, self.rooms, self.notifier, PlayerDirectory(client), secret, settings
+            self.queue,
+            self.rooms,
+            self.notifier,
+            PlayerDirectory(client),
+            secret,
+            settings,
+            self.parties,
         )
         self.results = RoomResults(self.rooms, settings.results())
         register = partial(matchmaking_pb2_grpc.add_MatchmakingServicer_to_server, service)
