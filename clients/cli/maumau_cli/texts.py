@@ -169,7 +169,8 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "party_invited": "  invited: {name} ({player_id}), {seconds} s left to accept",
         "party_queue_hint": "Queue everyone who accepted with `maumau queue --party`.",
         "party_left": "You left the party.",
-        "party_none": "You are in no party: `maumau party invite PLAYER_ID` starts one.",
+        "party_none": "You are in no party: `maumau party invite PLAYER_ID` starts one, "
+        "`maumau party accept` takes up an invitation.",
         "queued": "Queued for {queue} (ticket {ticket_id}); q and Enter, or Ctrl-C, cancel.",
         "searching": "Searching ... {seconds}",
         "seated": "Seated: seat {seat} of {table} at match {match_id} ({bots}).",
@@ -350,7 +351,8 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "party_invited": "  eingeladen: {name} ({player_id}), noch {seconds} s zum Annehmen",
         "party_queue_hint": "Alle, die angenommen haben, reihst du mit `maumau queue --party` ein.",
         "party_left": "Du hast die Gruppe verlassen.",
-        "party_none": "Du bist in keiner Gruppe: `maumau party invite SPIELER_ID` gründet eine.",
+        "party_none": "Du bist in keiner Gruppe: `maumau party invite SPIELER_ID` gründet eine, "
+        "`maumau party accept` nimmt eine Einladung an.",
         "queued": "In der Warteschlange für {queue} (Ticket {ticket_id}); q und Enter oder "
         "Strg-C brechen ab.",
         "searching": "Suche ... {seconds}",
