@@ -21,7 +21,7 @@ from maumau.matchmaking.app import MatchmakingApp
 from maumau.rating.app import RatingApp
 from maumau.rating.settings import Settings as RatingSettings
 from tests.matchmaking.support import fast
-from tests.support.engine import SECRET, engine_config
+from tests.support.engine import SECRET, engine_config, generous
 
 
 def config() -> ServiceConfig:
@@ -54,7 +54,11 @@ class Platform:
 async def platform(redis_url: str, bot_delay: float = 0.0) -> AsyncIterator[Platform]:
     clients = [redis.asyncio.Redis.from_url(redis_url) for _ in range(3)]
     engine = EngineApp(
-        clients[0], engine_config(), SECRET, EngineSettings(bot_delay_seconds=bot_delay), 0.01
+        clients[0],
+        engine_config(),
+        SECRET,
+        generous(EngineSettings(bot_delay_seconds=bot_delay)),
+        0.01,
     )
     await engine.start()
     bots = BotsApp(config())

@@ -48,3 +48,5 @@ class RedisConfig:
     url: str | None
     data_dir: Path
     appendfsync: str = "everysec"
+    maxmemory: str = "1gb"
+    """The embedded server's ``maxmemory`` (Redis's own units: ``512mb``, ``2gb``)."""

@@ -12,6 +12,7 @@ import redis.asyncio as redis
 from maumau.common.config import ServiceConfig
 from maumau.common.lifecycle import Service, pause
 from maumau.common.players import PlayerDirectory
+from maumau.common.quotas import Quotas
 from maumau.common.redis_server import pooled, reconnecting
 from maumau.common.server import create_server
 from maumau.engine.follow import FollowHub, OpenStreams
@@ -62,8 +63,9 @@ class EngineApp(Service):
         )
         streams = OpenStreams(settings.follow_streams_per_player, settings.max_follow_streams)
         directory = PlayerDirectory(calls)
-        engine = EngineService(self.matches, secret, directory, self.hub, streams)
-        players = PlayersService(directory, secret)
+        quotas = Quotas(calls, settings.rates)
+        engine = EngineService(self.matches, secret, directory, self.hub, streams, quotas)
+        players = PlayersService(directory, secret, quotas)
         server = create_server(
             {
                 "maumau.v1.Engine": partial(engine_pb2_grpc.add_EngineServicer_to_server, engine),

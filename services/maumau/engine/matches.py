@@ -20,6 +20,7 @@ from google.protobuf.message import Message
 
 from maumau import wire
 from maumau.common.errors import ServiceError
+from maumau.common.quotas import Rates
 from maumau.engine import lobby
 from maumau.engine.bots import BotPlayers
 from maumau.engine.store import Committed, MatchRecord, MatchStore, Status, Stored
@@ -63,6 +64,8 @@ class EngineSettings:
     redis_connections: int = 100
     """Connections to Redis for calls; the deadline loop, health and the follow readers have
     their own."""
+    rates: Rates = field(default_factory=Rates)
+    """The rate limits on registering and creating matches."""
     max_follow_streams: int = 10_000
     follow_streams_per_player: int = 64
     follow_queue_events: int = 256

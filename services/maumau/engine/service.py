@@ -15,6 +15,7 @@ from maumau import fairness, wire
 from maumau.common import tokens
 from maumau.common.errors import ServiceError
 from maumau.common.players import PlayerDirectory
+from maumau.common.quotas import Quotas
 from maumau.common.tokens import bearer
 from maumau.engine import lobby
 from maumau.engine.follow import FellBehind, FollowHub, OpenStreams, stream_position
@@ -36,7 +37,9 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         players: PlayerDirectory,
         hub: FollowHub,
         streams: OpenStreams,
+        quotas: Quotas,
     ) -> None:
+        self.quotas = quotas
         self.matches = matches
         self.secret = secret
         self.players = players
@@ -115,6 +118,8 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         )
         if isinstance(caller, tokens.PlayerClaims):
             placements = [(lobby.first_free_seat(record), caller.player_id, request.nonce)]
+            # Counted once the request is known to be good, so a refused one costs nothing.
+            await self.quotas.spend(context, caller.player_id, "CreateMatch")
         else:
             placements = [(p.seat, p.player_id, "") for p in request.players]
         events = [

@@ -6,6 +6,7 @@ from pydantic import Field
 
 from maumau.common.config import SERVICE_PORTS
 from maumau.common.settings import (
+    QuotaSettings,
     RedisSettings,
     TokenSettings,
     grpc_port,
@@ -26,7 +27,7 @@ def _level_address(level: str) -> str | None:
     )
 
 
-class Settings(RedisSettings, TokenSettings):
+class Settings(RedisSettings, TokenSettings, QuotaSettings):
     model_config = service_config("engine")
 
     port: int = grpc_port(PORTS.grpc)
@@ -105,4 +106,5 @@ class Settings(RedisSettings, TokenSettings):
             max_follow_streams=self.max_follow_streams,
             follow_streams_per_player=self.follow_streams_per_player,
             follow_queue_events=self.follow_queue_events,
+            rates=self.rates(),
         )

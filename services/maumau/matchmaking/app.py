@@ -11,6 +11,7 @@ import redis.asyncio as redis
 from maumau.common.config import ServiceConfig
 from maumau.common.lifecycle import Service
 from maumau.common.players import PlayerDirectory
+from maumau.common.quotas import Quotas
 from maumau.common.redis_server import pooled
 from maumau.common.server import create_server
 from maumau.matchmaking.notify import Notifier
@@ -67,7 +68,13 @@ class MatchmakingApp(Service):
             sweep=self.rooms.sweep,
         )
         service = MatchmakingService(
-            self.queue, self.rooms, self.notifier, PlayerDirectory(client), secret, settings
+            self.queue,
+            self.rooms,
+            self.notifier,
+            PlayerDirectory(client),
+            secret,
+            settings,
+            Quotas(client, settings.rates()),
         )
         self.results = RoomResults(self.rooms, settings.results())
         register = partial(matchmaking_pb2_grpc.add_MatchmakingServicer_to_server, service)

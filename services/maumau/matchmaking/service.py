@@ -16,6 +16,7 @@ from maumau.common import tokens
 from maumau.common.errors import ServiceError
 from maumau.common.lifecycle import pause
 from maumau.common.players import PlayerDirectory
+from maumau.common.quotas import Quotas
 from maumau.matchmaking.notify import Notifier
 from maumau.matchmaking.queue import (
     CANCELLED,
@@ -66,7 +67,9 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
         players: PlayerDirectory,
         secret: bytes,
         settings: Settings,
+        quotas: Quotas,
     ) -> None:
+        self.quotas = quotas
         self.queue = queue
         self.rooms = rooms
         self.notifier = notifier
@@ -86,6 +89,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
         ruleset = wire.ruleset_from_pb(request.ruleset)
         queue = QueueInfo(ruleset.text, request.ranked)
         spec = self._spec(request, ruleset.text, player)
+        await self.quotas.spend(context, player, "Enqueue")
         ticket_id = await self.queue.enqueue(queue, spec)
         ticket = await self.queue.get(ticket_id)
         assert ticket is not None
@@ -230,6 +234,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
             raise invalid(str(error)) from None
         if not 0 <= request.turn_seconds <= 3600:
             raise invalid("turn_seconds must be from 0 (no timer) to 3600")
+        await self.quotas.spend(context, player, "CreateRoom")
         room = await self.rooms.create(
             player, ruleset.text, request.seats, bot_level, request.turn_seconds
         )
