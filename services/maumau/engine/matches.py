@@ -64,6 +64,8 @@ class EngineSettings:
     redis_connections: int = 100
     """Connections to Redis for calls; the deadline loop, health and the follow readers have
     their own."""
+    results_trim_seconds: float = 30.0
+    """How often the results every consumer group acknowledged are removed from the stream."""
     rates: Rates = field(default_factory=Rates)
     """The rate limits on registering and creating matches."""
     max_follow_streams: int = 10_000

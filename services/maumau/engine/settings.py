@@ -59,6 +59,13 @@ class Settings(RedisSettings, TokenSettings, QuotaSettings):
     bots_address_heuristic: str | None = _level_address("heuristic")
     bots_address_strong: str | None = _level_address("strong")
 
+    results_trim_seconds: float = Field(
+        30.0,
+        gt=0,
+        le=86400,
+        description="how often results every consumer group has acknowledged are removed from "
+        "the results stream",
+    )
     redis_connections: int = Field(
         100,
         ge=2,
@@ -107,4 +114,5 @@ class Settings(RedisSettings, TokenSettings, QuotaSettings):
             follow_streams_per_player=self.follow_streams_per_player,
             follow_queue_events=self.follow_queue_events,
             rates=self.rates(),
+            results_trim_seconds=self.results_trim_seconds,
         )
