@@ -59,6 +59,29 @@ class Settings(RedisSettings, TokenSettings, QuotaSettings):
     bots_address_heuristic: str | None = _level_address("heuristic")
     bots_address_strong: str | None = _level_address("strong")
 
+    lobby_seconds: int = Field(
+        3600,
+        ge=10,
+        le=30 * 86400,
+        description="a match nobody started is removed this long after its last change",
+    )
+    default_turn_seconds: int = Field(
+        120,
+        ge=5,
+        le=3600,
+        description="the turn timer of a match whose creator chose none (every match with "
+        "people has one)",
+    )
+    abandon_seconds: int = Field(
+        2 * 3600,
+        ge=60,
+        le=30 * 86400,
+        description="a match in which nobody acts this long ends as `abandoned` (its result "
+        "is published like any other)",
+    )
+    player_history: int = Field(
+        100, ge=1, le=10_000, description="matches kept in each player's list (ListMatches)"
+    )
     results_trim_seconds: float = Field(
         30.0,
         gt=0,
@@ -115,4 +138,8 @@ class Settings(RedisSettings, TokenSettings, QuotaSettings):
             follow_queue_events=self.follow_queue_events,
             rates=self.rates(),
             results_trim_seconds=self.results_trim_seconds,
+            lobby_seconds=self.lobby_seconds,
+            default_turn_seconds=self.default_turn_seconds,
+            abandon_seconds=self.abandon_seconds,
+            player_history=self.player_history,
         )

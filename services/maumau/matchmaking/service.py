@@ -233,7 +233,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
         except ValueError as error:
             raise invalid(str(error)) from None
         if not 0 <= request.turn_seconds <= 3600:
-            raise invalid("turn_seconds must be from 0 (no timer) to 3600")
+            raise invalid("turn_seconds must be from 0 (the default timer) to 3600")
         await self.quotas.spend(context, player, "CreateRoom")
         room = await self.rooms.create(
             player, ruleset.text, request.seats, bot_level, request.turn_seconds

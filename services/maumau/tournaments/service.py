@@ -141,7 +141,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
             ),
             (2 <= max_entrants <= limit, f"max_entrants must be from 2 to {limit}"),
             (2 <= min_entrants <= max_entrants, "min_entrants must be from 2 to max_entrants"),
-            (0 <= r.turn_seconds <= 600, "turn_seconds must be from 0 (no timer) to 600"),
+            (0 <= r.turn_seconds <= 600, "turn_seconds must be from 0 (the default timer) to 600"),
             (
                 r.start_at == 0 or now <= r.start_at <= now + 366 * 24 * 3600,
                 "start_at must be within the next year (Unix seconds), or 0 to start by hand",
