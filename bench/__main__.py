@@ -5,9 +5,9 @@ Figures (figure name -> number) are merged with what other parts wrote before in
 SAVE=1``) merges them into the committed ``bench/results.json`` too, the figures tracked over time.
 The run ends with a table of the goals, each beside this run's figure and the saved one.
 ``python -m bench [--save] [seconds] [part ...]`` sets the time per measurement (default 3) and
-runs only the parts named (rules, references, engine, bots, rating, matchmaking, gateway,
-tournaments; default all of them). The bot league plays MAUMAU_BENCH_LEAGUE_ROUNDS rounds per
-matchup (default 100).
+runs only the parts named (rules, references, engine, streams, bots, rating, matchmaking,
+gateway, tournaments; default all of them). The bot league plays MAUMAU_BENCH_LEAGUE_ROUNDS
+rounds per matchup (default 100).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from bench.gateway import bench_gateway
 from bench.matchmaking import bench_matchmaking
 from bench.rating import bench_rating
 from bench.rules import plays_first, random_rounds
+from bench.streams import bench_streams
 from bench.tournaments import bench_tournaments
 
 RESULTS = Path(__file__).with_name("results.json")
@@ -71,6 +72,9 @@ GOALS: list[tuple[str, str, str, float]] = [
     ("10,000 tickets seated, s (2 engines)", "matchmaking.with_engine.seat_all_s", "<=", 5.0),
     ("rating applied/s vs openskill rate()/s", "ratio.rating_applied_vs_openskill_rate", ">=", 0.5),
     ("gateway: live pages with a WebSocket held", "gateway.sessions.held", ">=", 1000),
+    ("Follow: 5,000 streams, event delivery p99 ms", "streams.delivery_p99_ms", "<=", 100),
+    ("Follow: health checks not SERVING meanwhile", "streams.health_not_serving", "<=", 0),
+    ("Follow: followers missing events at the end", "streams.followers_behind_at_end", "<=", 0),
 ]
 """(what, figure name, comparison, goal): the goals of the platform's figures."""
 
@@ -150,6 +154,7 @@ PARTS = (
     "rules",
     "references",
     "engine",
+    "streams",
     "bots",
     "rating",
     "matchmaking",
@@ -174,6 +179,8 @@ def main() -> None:
         bench_references(seconds, figures)
     if "engine" in parts:
         figures.update(bench_engine(seconds))
+    if "streams" in parts:
+        figures.update(bench_streams(seconds))
     if "gateway" in parts:
         figures.update(bench_gateway(seconds))
     if "bots" in parts:

@@ -103,14 +103,16 @@ async def serve_ceiling(port: int, redis_url: str) -> None:
 
 
 @contextlib.contextmanager
-def process(args: list[str], log: Path, env: dict[str, str] | None = None) -> Iterator[None]:
+def process(
+    args: list[str], log: Path, env: dict[str, str] | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
     """A child process for the duration of the block; SIGTERM (then kill) at its end."""
     with open(log, "wb") as out:
         child = subprocess.Popen(
             args, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out
         )
     try:
-        yield
+        yield child
     finally:
         child.terminate()
         try:

@@ -17,10 +17,11 @@ import redis.asyncio
 from maumau.common.errors import RETRY_AFTER_KEY
 from maumau.common.redis_server import EmbeddedRedis
 from maumau.engine.app import EngineApp
-from maumau.engine.follow import FellBehind, FollowHub
+from maumau.engine.follow import Feed, FellBehind, FollowHub
 from maumau.engine.matches import EngineSettings
 from maumau.engine.store import match_key
-from maumau.v1 import game_pb2
+from maumau.v1 import engine_pb2, game_pb2
+from maumau.v1.engine_pb2_grpc import EngineStub
 from tests.support.engine import (
     Client,
     Follower,
@@ -28,6 +29,7 @@ from tests.support.engine import (
     cancel_all,
     close_all,
     pick,
+    play_actions,
     raw_events,
     register_all,
     start_engine,
@@ -35,7 +37,7 @@ from tests.support.engine import (
     stop_engine,
 )
 from tests.support.polling import eventually
-from tests.support.rpc import serving
+from tests.support.rpc import auth, serving
 
 STREAMS = 300
 """Streams one player opens: three times the 100 that took a replica down with one pool."""
@@ -309,3 +311,63 @@ async def play_one(clients: list[Client], match_id: str) -> None:
             await client.act(match_id, pick(view, random.Random(3)))
             return
     raise AssertionError("nobody is due")
+
+
+async def test_a_follower_reading_too_slowly_ends_aborted_and_resumes_without_a_gap(
+    redis_server: EmbeddedRedis,
+):
+    """A client that stops reading its stream (its flow-control window full) while its match
+    moves on falls more than follow_queue_events behind: its stream ends ABORTED, naming
+    after_event_id and the last event it received; following again from there gives every
+    later event once. A follower reading at once meanwhile gets every event."""
+    settings = EngineSettings(bot_delay_seconds=0, follow_queue_events=16)
+    app, client = await start_engine(redis_server.url, settings)
+    address = f"127.0.0.1:{app.port}"
+    clients = await register_all(address, 2)
+    slow_channel = grpc.aio.insecure_channel(
+        address, options=[("grpc.http2.lookahead_bytes", 1024), ("grpc.http2.bdp_probe", 0)]
+    )
+    followers: list[Follower] = []
+    try:
+        match = await clients[0].create("classic", 2, options={"target": "10000"})
+        await clients[1].join(match.match_id)
+        await start_match(clients[0], match.match_id)
+        token = clients[0].seat_tokens[match.match_id]
+        slow = EngineStub(slow_channel).Follow(
+            engine_pb2.FollowRequest(), metadata=auth(token)
+        )  # nobody reads it for now
+        followers.append(Follower(clients[0].channel, token))
+        await followers[0].take(1)
+        feed = await eventually(
+            lambda: _feed_with(app, match.match_id, 2), 5, "both streams to be subscribed"
+        )
+        rng = random.Random(11)
+        for _ in range(50):  # until the slow stream was cut off
+            await play_actions(match.match_id, clients, rng, 20)
+            if len(feed.subscribers) == 1:
+                break
+        assert len(feed.subscribers) == 1, "the slow stream was never cut off"
+        stored = [i for i, _ in await raw_events(app.matches.store, match.match_id)]
+        received: list[str] = []
+        with pytest.raises(grpc.aio.AioRpcError) as ended:
+            async for item in slow:
+                received.append(item.id)
+        assert ended.value.code() == grpc.StatusCode.ABORTED
+        details = ended.value.details() or ""
+        assert f"after_event_id={received[-1]!r}" in details
+        assert received == stored[: len(received)]
+        resumed = Follower(clients[0].channel, token, after=received[-1])
+        followers.append(resumed)
+        rest = stored[len(received) :]
+        assert [e.id for e in await resumed.take(len(rest))] == rest
+        assert [e.id for e in await followers[0].take(len(stored) - 1)] == stored[1:]
+    finally:
+        await cancel_all(followers)
+        await slow_channel.close()
+        await close_all(clients)
+        await stop_engine(app, client)
+
+
+async def _feed_with(app: EngineApp, match_id: str, subscribers: int) -> Feed | None:
+    feed = app.hub.feeds.get(match_id)
+    return feed if feed is not None and len(feed.subscribers) == subscribers else None

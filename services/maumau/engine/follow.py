@@ -15,8 +15,9 @@ holds a handful of connections for them, whatever the followers do.
   behind (its client reads too slowly) is dropped from its feed; it sends what it holds, then ends
   with :class:`FellBehind`, so a slow client never holds up the others or grows the replica's
   memory, and resumes from the last event it received.
-- A feed quiet for ``check_seconds`` asks whether its match is still live (an expired match, or
-  one over without a final event): if not, its subscribers end.
+- A feed quiet for ``check_seconds`` is asked, by a task of its own (never holding up a lane),
+  whether its match is still live (an expired match, or one over without a final event): if
+  not, its subscribers end.
 - A failed read (Redis unreachable) ends the lane's subscribers with the error, as a stream of
   their own would have ended: clients resume from their last event.
 """
@@ -50,6 +51,10 @@ LANES = prometheus_client.Gauge(
 FOLLOWERS = prometheus_client.Gauge(
     "engine_event_stream_followers", "Follow streams open on this replica."
 )
+FOLLOWERS_LIMIT = prometheus_client.Gauge(
+    "engine_event_stream_followers_limit",
+    "Follow streams this replica takes at most (MAUMAU_ENGINE_MAX_FOLLOW_STREAMS).",
+)
 REFUSED = prometheus_client.Counter(
     "engine_follow_refused_total",
     "Follow streams refused at a cap (limit: player or replica).",
@@ -67,6 +72,9 @@ LiveCheck = Callable[[str], Awaitable[bool]]
 """Whether a match may still get events (False: gone or over)."""
 
 
+CHECKS_AT_ONCE = 20
+
+
 class FellBehind(Exception):
     """The subscriber's client read too slowly; it was dropped from its feed."""
 
@@ -81,6 +89,7 @@ class OpenStreams:
         self.retry_after_seconds = retry_after_seconds
         self.open = 0
         self.by_player: dict[str, int] = {}
+        FOLLOWERS_LIMIT.set(total)
 
     @contextlib.contextmanager
     def hold(self, player_id: str) -> Iterator[None]:
@@ -214,7 +223,6 @@ class Lane:
                     reply = await self._read()
                     if reply:
                         self.hub.deliver(self.feeds, reply)
-                    await self.hub.check_quiet(self)
                 except (redis.ConnectionError, redis.TimeoutError) as error:
                     log.warning("follow lane: reading events failed (%s); followers resume", error)
                     self.hub.end_all(list(self.feeds.values()), error)
@@ -260,7 +268,7 @@ class FollowHub:
         queue_limit: int = 256,
         lane_size: int = 250,
         block_ms: int = 2000,
-        check_seconds: float = 10.0,
+        check_seconds: float = 30.0,
         read_count: int = 100,
     ) -> None:
         self.redis = client
@@ -275,6 +283,7 @@ class FollowHub:
         self.read_count = read_count
         self.feeds: dict[str, Feed] = {}
         self.lanes: set[Lane] = set()
+        self._checker: asyncio.Task[None] | None = None
 
     async def subscribe(self, match_id: str) -> Subscription:
         """A new subscriber of ``match_id``'s feed (started if needed); its ``since`` says
@@ -284,6 +293,8 @@ class FollowHub:
         if feed is None:
             feed = self.feeds[match_id] = Feed(match_id)
             FEEDS.inc()
+            if self._checker is None or self._checker.done():
+                self._checker = asyncio.create_task(self.check_quiet(), name="follow checks")
             feed.starting = asyncio.create_task(self._start(feed), name="follow feed start")
         feed.subscribers.add(subscription)
         if feed.starting is None:
@@ -353,19 +364,29 @@ class FollowHub:
             if not feed.subscribers:
                 self._drop(feed)
 
-    async def check_quiet(self, lane: Lane) -> None:
-        """Ask whether matches quiet for ``check_seconds`` are still live; end the feeds of
-        those that are not, after one last read of what they hold."""
-        now = time.monotonic()
-        quiet = [f for f in lane.feeds.values() if now - f.heard_at >= self.check_seconds]
-        for feed in quiet[:20]:  # a few per read: a lane never stalls on checks
-            feed.heard_at = now
-            if await self.live(feed.match_id):
-                continue
-            reply = await self.redis.xread({feed.key: feed.position}, count=None)
-            if reply:
-                self.deliver({feed.key: feed}, reply)
-            self.end_all([feed])
+    async def check_quiet(self) -> None:
+        """While there are feeds: every ``check_seconds``, ask whether the matches of feeds
+        quiet that long are still live, a few at once; end the feeds of those that are not,
+        after one last read of what they hold."""
+        while self.feeds:
+            await asyncio.sleep(self.check_seconds)
+            now = time.monotonic()
+            quiet = [f for f in self.feeds.values() if now - f.heard_at >= self.check_seconds]
+            for start in range(0, len(quiet), CHECKS_AT_ONCE):
+                batch = quiet[start : start + CHECKS_AT_ONCE]
+                try:
+                    live = await asyncio.gather(*(self.live(f.match_id) for f in batch))
+                    for feed, is_live in zip(batch, live, strict=True):
+                        feed.heard_at = now
+                        if not is_live and self.feeds.get(feed.match_id) is feed:
+                            reply = await self.redis.xread({feed.key: feed.position})
+                            if reply:
+                                self.deliver({feed.key: feed}, reply)
+                            self.end_all([feed])
+                except (redis.ConnectionError, redis.TimeoutError) as error:
+                    log.warning("follow: checking quiet matches failed (%s)", error)
+                except Exception:
+                    log.exception("follow: checking quiet matches failed")
 
     def end_all(self, feeds: Iterable[Feed], error: BaseException | None = None) -> None:
         for feed in feeds:
@@ -377,6 +398,8 @@ class FollowHub:
     async def close(self) -> None:
         """End every lane (their subscribers' calls are ended by the server)."""
         tasks = [lane.task for lane in self.lanes if lane.task is not None]
+        if self._checker is not None:
+            tasks.append(self._checker)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
