@@ -1,14 +1,18 @@
 """A flood of tickets in distinct queues (issue 10, finding 5): the matchmaker visits only the
 queues holding live tickets, so once the flood's tickets are gone a tick costs what the
-legitimate queues cost, and the queues' keys and registry entries go after the retention."""
+legitimate queues cost, and the queues' keys and registry entries go after the retention.
+And a player's enqueues are rate-limited."""
 
 from __future__ import annotations
 
 import asyncio
 
+import grpc
+import pytest
 import redis.asyncio
 from prometheus_client import REGISTRY
 
+from maumau.common.errors import RETRY_AFTER_KEY
 from maumau.matchmaking.queue import ACTIVE, FORGET
 from tests.matchmaking.support import Player, StartMatchmaker
 from tests.support.polling import eventually
@@ -64,3 +68,22 @@ async def _empty(client: redis.asyncio.Redis, key: str) -> bool:
 async def _nothing_left(client: redis.asyncio.Redis) -> bool:
     queue_keys = [key async for key in client.scan_iter(match="mm:{*}:*", count=1000)]
     return not queue_keys and await _empty(client, FORGET) and await _empty(client, ACTIVE)
+
+
+async def test_enqueues_past_a_players_rate_are_refused_with_a_retry_hint(
+    matchmakers: StartMatchmaker,
+) -> None:
+    app = await matchmakers(rate_per_player="2/minute")
+    player = Player.connect("impatient", f"127.0.0.1:{app.port}")
+    for _ in range(2):
+        ticket = await player.enqueue("classic", seat_counts=[4])
+        await player.cancel(ticket.ticket_id)
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await player.enqueue("classic", seat_counts=[4])
+    assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "Enqueue" in (refused.value.details() or "")
+    trailers = dict(refused.value.trailing_metadata() or ())
+    assert 0 < int(trailers[RETRY_AFTER_KEY]) <= 60_000
+    # Nothing was queued by the refused call: the latest ticket is the cancelled one.
+    assert (await player.get()).ticket_id == ticket.ticket_id
+    await player.close()
