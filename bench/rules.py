@@ -35,7 +35,7 @@ def random_rounds(
     start = clock()
     elapsed = 0.0
     while elapsed < min_seconds:
-        match = Match.new(ruleset, seats, rng.random())
+        match = Match.new(ruleset, seats, str(rng.random()))
         while match.phase != "over":
             seat = match.chooser if match.phase == "starter_suit" else match.turn
             number = match.round

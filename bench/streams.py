@@ -8,8 +8,11 @@ while a health probe asks the engine every HEALTH_INTERVAL seconds. Figures:
 
 - event delivery latency, p50 / p99 / max: from the event's stream id (the Redis server's clock
   when the move was committed, in milliseconds) to its arrival at the follower, for every event
-  committed in the measured time, at every follower (goal: p99 <= 100 ms);
-- health: the probes answered, and those not SERVING or not answered within a second (goal: 0);
+  committed in the measured time, at every follower (goal: p99 <= 100 ms); beside it the same
+  latency of a reference in this process: blocking XREADs of the same streams straight from
+  Redis (lanes of LANE matches, as the engine reads them), so a busy machine shows in both;
+- health: the probes answered, those not SERVING (goal: 0) and those not answered within a
+  second (a busy event loop);
 - whether every follower ended with its match's last event (no loss);
 - the engine's memory per open stream: its resident set after the streams opened, less before,
   per stream; the engine's Redis connections while they are open;
@@ -61,6 +64,7 @@ DRIVERS = 30
 CHANNELS = 50
 OPEN_CONCURRENCY = 200
 HEALTH_INTERVAL = 0.1
+LANE = 250
 PRESET, OPTIONS = "classic", {"target": "10000"}
 
 
@@ -95,6 +99,26 @@ async def read(follow: Follow, deliveries: Deliveries) -> None:
             follow.last = item.id
             follow.opened.set()
             deliveries.arrived(item.id)
+
+
+async def read_directly(
+    client: redis.asyncio.Redis, match_ids: list[str], deliveries: Deliveries, until: float
+) -> None:
+    """The reference: one blocking XREAD over the streams of ``match_ids`` at a time, as long
+    as the measurement runs, every entry's latency recorded like a follower's."""
+    positions = {f"match:{{{match_id}}}:events": "$" for match_id in match_ids}
+    async with client.pipeline(transaction=False) as pipe:
+        for key in positions:
+            pipe.xrevrange(key, count=1)
+        last = await pipe.execute()
+    for key, entries in zip(list(positions), last, strict=True):
+        positions[key] = entries[0][0].decode() if entries else "0"
+    while time.monotonic() < until:
+        reply = await client.xread(positions, block=500)  # type: ignore[arg-type]
+        for key, entries in reply or []:
+            positions[key.decode()] = entries[-1][0].decode()
+            for entry_id, _ in entries:
+                deliveries.arrived(entry_id.decode())
 
 
 async def create_table(stub: engine_pb2_grpc.EngineStub, index: int) -> Table:
@@ -165,6 +189,9 @@ class HealthWatch:
         self.address = address
         self.answers = 0
         self.failures = 0
+        """Answers other than SERVING."""
+        self.timeouts = 0
+        """Checks not answered within a second (as a probe with a 1 s timeout sees them)."""
         self.slowest = 0.0
         self.stopping = asyncio.Event()
 
@@ -175,12 +202,11 @@ class HealthWatch:
                 began = time.perf_counter()
                 try:
                     reply = await health.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                    serving = reply.status == health_pb2.HealthCheckResponse.SERVING
+                    self.answers += 1
+                    self.failures += reply.status != health_pb2.HealthCheckResponse.SERVING
                 except grpc.aio.AioRpcError:
-                    serving = False
+                    self.timeouts += 1
                 self.slowest = max(self.slowest, time.perf_counter() - began)
-                self.answers += 1
-                self.failures += not serving
                 await asyncio.sleep(HEALTH_INTERVAL)
 
 
@@ -221,6 +247,8 @@ async def run(seconds: float, workdir: Path) -> dict[str, float]:
     channels = [grpc.aio.insecure_channel(address) for _ in range(CHANNELS)]
     follows: list[Follow] = []
     readers: list[asyncio.Task[None]] = []
+    reference = Deliveries()
+    reference_client = redis.asyncio.Redis.from_url(server.url)
     try:
         with process([sys.executable, "-m", "maumau.engine"], log, env) as engine:
             stub = engine_pb2_grpc.EngineStub(channels[0])
@@ -279,13 +307,27 @@ async def run(seconds: float, workdir: Path) -> dict[str, float]:
             redis_now = await client.time()
             deliveries.since_ms = redis_now[0] * 1000 + redis_now[1] / 1000
             bots_before = await bot_versions(stub, bot_matches)
+            reference.since_ms = deliveries.since_ms
             until = time.monotonic() + measured
             shares = [tables[d::DRIVERS] for d in range(DRIVERS)]
+            direct = [
+                asyncio.create_task(
+                    read_directly(
+                        reference_client,
+                        [t.match_id for t in tables[i : i + LANE]],
+                        reference,
+                        until + 2,
+                    )
+                )
+                for i in range(0, len(tables), LANE)
+            ]
             moves = sum(await asyncio.gather(*(drive(stub, share, until) for share in shares)))
             bots_moved = await bot_versions(stub, bot_matches) - bots_before
             redis_now = await client.time()
             deliveries.until_ms = redis_now[0] * 1000 + redis_now[1] / 1000
+            reference.until_ms = deliveries.until_ms
             await asyncio.sleep(2)  # the last events reach their followers
+            await asyncio.gather(*direct)
             last = {}
             for table in tables:
                 entries = await client.xrevrange(f"match:{{{table.match_id}}}:events", count=1)
@@ -301,12 +343,14 @@ async def run(seconds: float, workdir: Path) -> dict[str, float]:
         for channel in channels:
             await channel.close()
         await client.aclose()
+        await reference_client.aclose()
         try:
             server.stop()
         except redis.exceptions.RedisError:  # too busy to answer SHUTDOWN in time
             server.kill()
 
     ordered = sorted(deliveries.latencies_ms)
+    direct_ordered = sorted(reference.latencies_ms)
     streams = len(follows)
     figures = {
         "streams.open": streams,
@@ -317,10 +361,15 @@ async def run(seconds: float, workdir: Path) -> dict[str, float]:
         "streams.delivery_p50_ms": percentile(ordered, 0.5),
         "streams.delivery_p99_ms": percentile(ordered, 0.99),
         "streams.delivery_max_ms": ordered[-1] if ordered else float("nan"),
+        "streams.direct_read_p50_ms": percentile(direct_ordered, 0.5),
+        "streams.direct_read_p99_ms": percentile(direct_ordered, 0.99),
+        "ratio.streams_delivery_vs_direct_read.p99": percentile(ordered, 0.99)
+        / max(1.0, percentile(direct_ordered, 0.99)),
         "streams.followers_behind_at_end": behind,
         "streams.streams_ended_early": ended,
-        "streams.health_checks": watch.answers,
+        "streams.health_answers": watch.answers,
         "streams.health_not_serving": watch.failures,
+        "streams.health_unanswered_in_1s": watch.timeouts,
         "streams.health_slowest_ms": watch.slowest * 1000,
         "streams.engine_bytes_per_stream": (after - before) / streams,
         "streams.engine_redis_connections_added": connections - connections_before,
@@ -331,15 +380,18 @@ async def run(seconds: float, workdir: Path) -> dict[str, float]:
         f"{moves / measured:.0f} moves/s for {measured:.0f} s, {len(ordered):,} deliveries: "
         f"p50 {figures['streams.delivery_p50_ms']:.1f} ms, "
         f"p99 {figures['streams.delivery_p99_ms']:.1f} ms (goal <= 100), "
-        f"max {figures['streams.delivery_max_ms']:.1f} ms"
+        f"max {figures['streams.delivery_max_ms']:.1f} ms; reference (XREAD straight from "
+        f"Redis in this process): p50 {figures['streams.direct_read_p50_ms']:.1f} ms, "
+        f"p99 {figures['streams.direct_read_p99_ms']:.1f} ms"
     )
     print(
-        f"  health: {watch.answers} checks, {watch.failures} not SERVING (goal 0), slowest "
+        f"  health: {watch.answers} answers, {watch.failures} not SERVING (goal 0), "
+        f"{watch.timeouts} checks unanswered within 1 s, slowest "
         f"{watch.slowest * 1000:.0f} ms; followers behind at the end: {behind}, ended early: "
         f"{ended}; engine memory {figures['streams.engine_bytes_per_stream']:,.0f} B/stream, "
         f"+{connections - connections_before} Redis connections while open; bots "
         f"{bots_moved / measured:.1f} moves/s on {BOT_MATCHES} matches "
-        f"(pace {BOT_MATCHES * 1000 / BOT_DELAY_MS:.0f}/s at most)"
+        f"(each bot waits {BOT_DELAY_MS} ms before its move)"
     )
     return figures
 

@@ -1,9 +1,11 @@
 // The page: lobby (play now, rooms, ranked queue), the table, the summary, profile and
-// leaderboards. Paths: /, /room/CODE, /play?match=ID, /profile, /leaderboard.
+// leaderboards, tournaments. Paths: /, /room/CODE, /play?match=ID, /profile, /leaderboard,
+// /tournaments, /tournament/ID.
 
 import { ApiError, Live, del, get, post } from "./api.js";
 import { lang, setLanguage, t } from "./i18n.js";
 import { $, Table, cardFace, checkFairness } from "./table.js";
+import { stopTournaments, tournamentPage, tournamentsPage } from "./tournaments.js";
 
 const main = document.getElementById("app");
 const announcer = document.getElementById("announcer");
@@ -45,7 +47,7 @@ function chrome() {
   document.documentElement.lang = lang();
   document.title = t("title");
   const nav = document.getElementById("nav");
-  const links = [["/", "nav_play"], ["/profile", "nav_profile"], ["/leaderboard", "nav_leaderboard"]];
+  const links = [["/", "nav_play"], ["/profile", "nav_profile"], ["/leaderboard", "nav_leaderboard"], ["/tournaments", "nav_tournaments"]];
   nav.replaceChildren(...links.map(([href, key]) => $("a", { href, onclick: (e) => { e.preventDefault(); go(href); } }, t(key))));
   const switcher = document.getElementById("lang");
   switcher.textContent = t("switch_lang");
@@ -76,6 +78,7 @@ function go(path) {
 window.addEventListener("popstate", () => route());
 
 function leaveScreens() {
+  stopTournaments();
   if (state.table) state.table.stop();
   state.table = null;
   if (state.room) live.unfollow(`room:${state.room.code}`);
@@ -103,6 +106,8 @@ async function route() {
     }
     if (path === "/profile") return await profile();
     if (path === "/leaderboard") return await leaderboard();
+    if (path === "/tournaments") return await tournamentsPage(main, go, announce);
+    if (path.startsWith("/tournament/")) return await tournamentPage(main, decodeURIComponent(path.slice(12)), state.me, go, announce);
     lobby();
   } catch (error) {
     announce(error.message, true);
@@ -303,12 +308,13 @@ function roomTable(matchId) {
 async function openTable(matchId) {
   const holder = $("div", { id: "solo-table" });
   main.replaceChildren(holder);
-  const table = new Table(holder, live, announce, { matchId, onOver: (done) => summary(done, holder, false), tipsOn: () => state.tips });
+  const tournament = new URLSearchParams(location.search).get("tournament");
+  const table = new Table(holder, live, announce, { matchId, onOver: (done) => summary(done, holder, false, tournament), tipsOn: () => state.tips });
   state.table = table;
   await table.start();
 }
 
-async function summary(table, holder, inRoom) {
+async function summary(table, holder, inRoom, tournament = null) {
   const v = table.view || { seat: -1 };
   const over = table.over || (table.info && table.info.outcome) || { winners: [], totals: [] };
   const winners = over.winners || [];
@@ -332,7 +338,8 @@ async function summary(table, holder, inRoom) {
     inRoom ? $("div", { class: "actions" }, $("p", { text: t("next_match") }),
       $("button", { type: "button", id: "next-match", hidden: state.room && state.room.match_id !== table.matchId ? null : "hidden",
         onclick: () => roomTable(state.room.match_id) }, t("next_match_button"))) : $("div", { class: "actions" },
-      $("button", { type: "button", id: "new-match", onclick: () => go("/") }, t("new_match"))));
+      tournament ? $("button", { type: "button", id: "back-to-tournament", onclick: () => go(`/tournament/${encodeURIComponent(tournament)}`) }, t("tour_back"))
+        : $("button", { type: "button", id: "new-match", onclick: () => go("/") }, t("new_match"))));
   holder.replaceChildren(panel);
   announce(`${t("match_over")}. ${fairness.lines.at(-1)}`);
   panel.querySelector("h2").setAttribute("tabindex", "-1");
@@ -387,7 +394,7 @@ async function profile() {
     table([t("rule_system"), t("season"), t("rating"), t("rank"), t("played")],
       me.ratings.map((r) => [t(`preset_${r.preset}`), r.season, r.skill.display, r.rank, r.matches_played])),
     $("h2", { text: t("recent") }),
-    table(["", t("rule_system"), t("score"), "XP"], me.recent.map((m) => {
+    table([t("when"), t("rule_system"), t("score_column"), "XP"], me.recent.map((m) => {
       const mine = m.seats.find((s) => s.seat === m.seat) || {};
       return [new Date(m.finished_at * 1000).toLocaleString(lang()), m.ruleset, mine.total ?? "", mine.xp ?? ""];
     })));

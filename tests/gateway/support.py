@@ -1,18 +1,23 @@
-"""The whole platform for gateway tests: engine, bots, matchmaker and rating on 127.0.0.1:0 over
-the shared real redis-server, and a real gateway in front of them on a free port."""
+"""The whole platform for gateway tests: engine, bots, matchmaker, rating and tournaments on
+127.0.0.1:0 over the shared real redis-server, and a real gateway in front of them on a free
+port."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
+import grpc
 import redis.asyncio
 from aiohttp import web
 
 from maumau.bots.app import BotsApp
 from maumau.common.config import ServiceConfig
+from maumau.common.tokens import issue_player_token
 from maumau.engine.app import EngineApp
 from maumau.engine.matches import EngineSettings
 from maumau.gateway.app import create_app
@@ -20,8 +25,11 @@ from maumau.gateway.settings import GatewaySettings
 from maumau.matchmaking.app import MatchmakingApp
 from maumau.rating.app import RatingApp
 from maumau.rating.settings import Settings as RatingSettings
+from maumau.tournaments.app import TournamentsApp
+from maumau.v1 import tournaments_pb2, tournaments_pb2_grpc
 from tests.matchmaking.support import fast
 from tests.support.engine import SECRET, engine_config, generous
+from tests.tournaments.support import start_tournaments
 
 
 def config() -> ServiceConfig:
@@ -34,6 +42,7 @@ class Platform:
     bots: BotsApp
     matchmaking: MatchmakingApp
     rating: RatingApp
+    tournaments: TournamentsApp
     clients: list[redis.asyncio.Redis]
 
     def settings(self, **changes: object) -> GatewaySettings:
@@ -45,6 +54,7 @@ class Platform:
             matchmaking_address=f"127.0.0.1:{self.matchmaking.port}",
             bots_address=f"127.0.0.1:{self.bots.port}",
             rating_address=f"127.0.0.1:{self.rating.port}",
+            tournaments_address=f"127.0.0.1:{self.tournaments.port}",
             grace_seconds=2.0,
         )
         return base.model_copy(update=changes)
@@ -76,9 +86,11 @@ async def platform(redis_url: str, bot_delay: float = 0.0) -> AsyncIterator[Plat
         RatingSettings(consumer="gateway-tests", block_seconds=0.05),
     )
     await rating.start()
+    tournaments = await start_tournaments(redis_url, f"127.0.0.1:{engine.port}")
     try:
-        yield Platform(engine, bots, matchmaking, rating, clients)
+        yield Platform(engine, bots, matchmaking, rating, tournaments, clients)
     finally:
+        await tournaments.stop(0)
         await rating.stop(0)
         await matchmaking.stop(0)
         await bots.stop(0)
@@ -118,3 +130,42 @@ async def wait_for(check: object, timeout: float = 10.0) -> None:
         if asyncio.get_running_loop().time() > deadline:
             raise TimeoutError("condition not met in time")
         await asyncio.sleep(0.05)
+
+
+@dataclass
+class Organizer:
+    """A tournament organizer talking to the tournaments service over gRPC, as a club's own
+    program would: it creates tournaments, enters bots and starts them."""
+
+    stub: tournaments_pb2_grpc.TournamentsStub
+    channel: grpc.aio.Channel
+    token: str
+
+    @property
+    def auth(self) -> tuple[tuple[str, str], ...]:
+        return (("authorization", f"Bearer {self.token}"),)
+
+    async def create(self, name: str, **options: Any) -> tournaments_pb2.Tournament:
+        request = tournaments_pb2.CreateTournamentRequest(name=name, **options)
+        return await self.stub.CreateTournament(request, metadata=self.auth)
+
+    async def add_bots(self, tournament_id: str, names: list[str]) -> None:
+        for bot in names:
+            request = tournaments_pb2.RegisterEntrantRequest(
+                tournament_id=tournament_id, bot_name=bot, bot_level="random"
+            )
+            await self.stub.Register(request, metadata=self.auth)
+
+    async def start(self, tournament_id: str) -> tournaments_pb2.Tournament:
+        request = tournaments_pb2.StartTournamentRequest(tournament_id=tournament_id)
+        return await self.stub.StartTournament(request, metadata=self.auth)
+
+
+@contextlib.asynccontextmanager
+async def organizer(services: Platform) -> AsyncIterator[Organizer]:
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{services.tournaments.port}")
+    token = issue_player_token(SECRET, f"organizer-{secrets.token_hex(4)}")
+    try:
+        yield Organizer(tournaments_pb2_grpc.TournamentsStub(channel), channel, token)
+    finally:
+        await channel.close()

@@ -366,7 +366,13 @@ async def test_health_and_readiness_follow_the_upstreams(
         async with session.get("/readyz") as response:
             body = await response.json()
     assert response.status == 200 and body["ready"] is True
-    assert body["upstreams"] == {"engine": True, "matchmaking": True, "bots": True, "rating": True}
+    assert body["upstreams"] == {
+        "engine": True,
+        "matchmaking": True,
+        "bots": True,
+        "rating": True,
+        "tournaments": True,
+    }
     lost = await start_gateway(services.settings(engine_address="127.0.0.1:1"))
     try:
         async with (

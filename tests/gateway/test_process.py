@@ -30,6 +30,7 @@ def gateway_env(services: Platform, port: int, metrics_port: int) -> dict[str, s
         "MAUMAU_GATEWAY_MATCHMAKING_ADDRESS": settings.matchmaking_address,
         "MAUMAU_GATEWAY_BOTS_ADDRESS": settings.bots_address,
         "MAUMAU_GATEWAY_RATING_ADDRESS": settings.rating_address,
+        "MAUMAU_GATEWAY_TOURNAMENTS_ADDRESS": settings.tournaments_address,
         "MAUMAU_GATEWAY_GRACE_SECONDS": "3",
     }
 

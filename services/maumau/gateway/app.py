@@ -29,6 +29,7 @@ from maumau.v1 import (
     matchmaking_pb2,
     players_pb2,
     rating_pb2,
+    tournaments_pb2,
 )
 from maumau.wire import bot_level_to_pb
 
@@ -57,7 +58,18 @@ SECURITY_HEADERS = {
     "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
 }
 LEVELS = ("random", "heuristic", "strong")
-PAGES = ("/", "/room/{code}", "/play", "/rooms", "/queue", "/profile", "/leaderboard", "/learn")
+PAGES = (
+    "/",
+    "/room/{code}",
+    "/play",
+    "/rooms",
+    "/queue",
+    "/profile",
+    "/leaderboard",
+    "/learn",
+    "/tournaments",
+    "/tournament/{tournament_id}",
+)
 
 REQUESTS = prometheus_client.Counter(
     "gateway_http_requests_total", "HTTP requests answered, by route and status.", ["route", "code"]
@@ -263,8 +275,9 @@ async def healthz(request: web.Request) -> web.Response:
 
 
 async def readyz(request: web.Request) -> web.Response:
-    """Ready while not stopping and the engine and matchmaker say SERVING; tips and profiles
-    degrade on their own when the bots or rating service is down."""
+    """Ready while not stopping and the engine and matchmaker say SERVING; tips, profiles and
+    the tournaments page degrade on their own when the bots, rating or tournaments service is
+    down."""
     upstreams = await request.app[UPSTREAMS].health()
     stopping = request.app[STOPPING].is_set()
     ready = not stopping and upstreams["engine"] and upstreams["matchmaking"]
@@ -507,8 +520,10 @@ def number(request: web.Request, name: str, default: int) -> int:
     text = request.query.get(name, "")
     if not text:
         return default
-    if not text.isdigit():
-        raise refusal("INVALID_ARGUMENT", lang_of(request), f"'{name}' must be a number", name)
+    if not text.isdigit() or len(text) > 9:
+        raise refusal(
+            "INVALID_ARGUMENT", lang_of(request), f"'{name}' must be a number (0-999999999)", name
+        )
     return int(text)
 
 
@@ -533,6 +548,83 @@ async def around(request: web.Request) -> web.Response:
             preset=request.query.get("preset", "classic"),
             season=request.query.get("season", ""),
             radius=number(request, "radius", 5),
+        ),
+        timeout=timeout_of(request),
+    )
+    return reply(to_json(answer))
+
+
+# ---------------------------------------------------------------- tournaments
+
+
+async def list_tournaments(request: web.Request) -> web.Response:
+    answer = await request.app[UPSTREAMS].tournaments.ListTournaments(
+        tournaments_pb2.ListTournamentsRequest(
+            status=request.query.get("status", ""), limit=number(request, "limit", 20)
+        ),
+        timeout=timeout_of(request),
+    )
+    return reply({"tournaments": [to_json(t) for t in answer.tournaments]})
+
+
+async def get_tournament(request: web.Request) -> web.Response:
+    """The tournament and its standings (live while it is played, final once it is over)."""
+    tournament_id = request.match_info["tournament_id"]
+    upstream = request.app[UPSTREAMS].tournaments
+    tournament, standings = await asyncio.gather(
+        upstream.GetTournament(
+            tournaments_pb2.GetTournamentRequest(tournament_id=tournament_id),
+            timeout=timeout_of(request),
+        ),
+        upstream.GetStandings(
+            tournaments_pb2.GetStandingsRequest(tournament_id=tournament_id),
+            timeout=timeout_of(request),
+        ),
+    )
+    return reply({"tournament": to_json(tournament), "standings": to_json(standings)})
+
+
+async def register_entrant(request: web.Request) -> web.Response:
+    session = require_session(request)
+    message = tournaments_pb2.RegisterEntrantRequest(
+        tournament_id=request.match_info["tournament_id"]
+    )
+    tournament = await request.app[UPSTREAMS].tournaments.Register(
+        message, metadata=bearer(session.player_token), timeout=timeout_of(request)
+    )
+    return reply(to_json(tournament))
+
+
+async def unregister_entrant(request: web.Request) -> web.Response:
+    """Withdraw before the start; leave for good after it (the points so far are kept)."""
+    session = require_session(request)
+    message = tournaments_pb2.UnregisterEntrantRequest(
+        tournament_id=request.match_info["tournament_id"]
+    )
+    tournament = await request.app[UPSTREAMS].tournaments.Unregister(
+        message, metadata=bearer(session.player_token), timeout=timeout_of(request)
+    )
+    return reply(to_json(tournament))
+
+
+async def tournament_seat(request: web.Request) -> web.Response:
+    """The session's seat in the block (or deciding round) being played: the page plays its
+    match through the match routes, with the seat token kept here."""
+    session = require_session(request)
+    seat = await request.app[UPSTREAMS].tournaments.GetSeat(
+        tournaments_pb2.GetSeatRequest(tournament_id=request.match_info["tournament_id"]),
+        metadata=bearer(session.player_token),
+        timeout=timeout_of(request),
+    )
+    request.app[SEATS].remember(session, seat.match_id, seat.seat_token)
+    return reply(without_seat_token(to_json(seat)))
+
+
+async def championship(request: web.Request) -> web.Response:
+    """The championship table of a year (0 or none: this year), ties and deciders included."""
+    answer = await request.app[UPSTREAMS].tournaments.GetChampionship(
+        tournaments_pb2.GetChampionshipRequest(
+            year=number(request, "year", 0), limit=number(request, "limit", 100)
         ),
         timeout=timeout_of(request),
     )
@@ -595,6 +687,12 @@ def create_app(settings: GatewaySettings, secret: bytes) -> web.Application:
     app.router.add_get("/api/profile/{player_id}", profile)
     app.router.add_get("/api/leaderboard", leaderboard)
     app.router.add_get("/api/leaderboard/around", around)
+    app.router.add_get("/api/tournaments", list_tournaments)
+    app.router.add_get("/api/tournaments/{tournament_id}", get_tournament)
+    app.router.add_post("/api/tournaments/{tournament_id}/register", register_entrant)
+    app.router.add_post("/api/tournaments/{tournament_id}/unregister", unregister_entrant)
+    app.router.add_get("/api/tournaments/{tournament_id}/seat", tournament_seat)
+    app.router.add_get("/api/championship", championship)
     app.router.add_static("/static/", WEB_ROOT, follow_symlinks=False, append_version=False)
     return app
 

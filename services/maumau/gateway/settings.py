@@ -36,6 +36,9 @@ class GatewaySettings(TokenSettings):
     matchmaking_address: str = _upstream("matchmaking", "the matchmaker (rooms and the queue)")
     bots_address: str = _upstream("bots", "the Bots service whose Hint gives the tips")
     rating_address: str = _upstream("rating", "the rating service (profiles, leaderboards)")
+    tournaments_address: str = _upstream(
+        "tournaments", "the tournaments service (tournaments, standings, the championship)"
+    )
     origins: str = Field(
         "",
         description="further origins allowed to open WebSockets, comma-separated "

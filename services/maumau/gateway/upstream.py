@@ -26,6 +26,7 @@ from maumau.v1 import (
     matchmaking_pb2_grpc,
     players_pb2_grpc,
     rating_pb2_grpc,
+    tournaments_pb2_grpc,
 )
 from maumau.v1.game_pb2 import BotLevel
 from maumau.wire import bot_level_from_pb
@@ -152,7 +153,8 @@ def _name_bot_levels(value: Any) -> None:
             _name_bot_levels(item)
     elif isinstance(value, dict):
         for key, item in value.items():
-            if key == "bot_level" and isinstance(item, str):
+            # an enum's name (BOT_LEVEL_STRONG); a tournament's entrants name it already
+            if key == "bot_level" and item in BotLevel.DESCRIPTOR.values_by_name:
                 value[key] = bot_level_from_pb(BotLevel.Value(item))
             else:
                 _name_bot_levels(item)
@@ -161,7 +163,7 @@ def _name_bot_levels(value: Any) -> None:
 class Upstreams:
     """One channel per service, opened once and shared by every request."""
 
-    SERVICES = ("engine", "matchmaking", "bots", "rating")
+    SERVICES = ("engine", "matchmaking", "bots", "rating", "tournaments")
 
     def __init__(self, settings: GatewaySettings) -> None:
         self.timeout = settings.upstream_timeout_seconds
@@ -177,6 +179,7 @@ class Upstreams:
         self.matchmaking = matchmaking_pb2_grpc.MatchmakingStub(self.channels["matchmaking"])
         self.bots = bots_pb2_grpc.BotsStub(self.channels["bots"])
         self.rating = rating_pb2_grpc.RatingStub(self.channels["rating"])
+        self.tournaments = tournaments_pb2_grpc.TournamentsStub(self.channels["tournaments"])
 
     async def health(self) -> dict[str, bool]:
         """Whether each service says SERVING now."""

@@ -15,6 +15,7 @@ from maumau.common.quotas import Quotas
 from maumau.common.redis_server import pooled
 from maumau.common.server import create_server
 from maumau.matchmaking.notify import Notifier
+from maumau.matchmaking.parties import Parties
 from maumau.matchmaking.queue import TicketQueue
 from maumau.matchmaking.ratings import RatingLookup, redis_ratings
 from maumau.matchmaking.rooms import RoomResults, Rooms
@@ -67,6 +68,9 @@ class MatchmakingApp(Service):
             hooks,
             sweep=self.rooms.sweep,
         )
+        self.parties = Parties(
+            client, settings.party_ttl_seconds, settings.invite_ttl_seconds, settings.party_max
+        )
         service = MatchmakingService(
             self.queue,
             self.rooms,
@@ -74,6 +78,7 @@ class MatchmakingApp(Service):
             PlayerDirectory(client),
             secret,
             settings,
+            self.parties,
             Quotas(client, settings.rates()),
         )
         self.results = RoomResults(self.rooms, settings.results())
