@@ -50,3 +50,8 @@ class RedisConfig:
     appendfsync: str = "everysec"
     maxmemory: str = "1gb"
     """The embedded server's ``maxmemory`` (Redis's own units: ``512mb``, ``2gb``)."""
+    cluster: bool = False
+    """Start a local Redis Cluster rather than one server (``make run`` without a URL)."""
+    min_replicas: int | None = None
+    """Replicas that confirm an acknowledged write; None: 1 on a cluster with replicas."""
+    wait_ms: int = 1000

@@ -16,8 +16,9 @@ from typing import Any, NoReturn, Protocol, runtime_checkable
 
 import grpc
 import redis
-from redis.exceptions import OutOfMemoryError
+from redis import exceptions
 
+from maumau.common.redis_client import ReplicationShortfall
 from maumau.common.tokens import TokenError
 from maumau.rules.errors import BadInput
 
@@ -38,7 +39,7 @@ def is_out_of_memory(error: BaseException) -> bool:
     """Whether Redis refused a write because its memory is full: a command refused
     (OutOfMemoryError), or a write inside a Lua script, which Redis 6 reports as a script error
     quoting the refusal."""
-    return isinstance(error, OutOfMemoryError) or (
+    return isinstance(error, exceptions.OutOfMemoryError) or (
         isinstance(error, redis.ResponseError) and "OOM command not allowed" in str(error)
     )
 
@@ -81,6 +82,21 @@ class ServiceError(Exception):
         self.status = status
 
 
+STORE_UNAVAILABLE = (
+    redis.ConnectionError,
+    redis.TimeoutError,
+    ReplicationShortfall,
+    # A Redis Cluster between a master's failure and its replica's promotion.
+    exceptions.ClusterError,
+    exceptions.ClusterDownError,
+    exceptions.TryAgainError,
+    exceptions.AskError,
+    exceptions.SlotNotCoveredError,
+    exceptions.ReadOnlyError,
+)
+"""Errors of a store that cannot answer for a moment: the caller retries (same request id)."""
+
+
 class Exhausted(ServiceError):
     """A caller went past a limit (open streams, a rate): RESOURCE_EXHAUSTED, with how long to
     wait before trying again in the `retry-after-ms` trailer."""
@@ -94,7 +110,7 @@ def status_for(error: BaseException) -> grpc.StatusCode | None:
     """The status an error maps to, or None when it is a fault the server did not expect."""
     if isinstance(error, ServiceError):
         return error.status
-    if isinstance(error, redis.ConnectionError | redis.TimeoutError) or is_out_of_memory(error):
+    if isinstance(error, STORE_UNAVAILABLE) or is_out_of_memory(error):
         return grpc.StatusCode.UNAVAILABLE
     if isinstance(error, TokenError):
         return grpc.StatusCode.UNAUTHENTICATED
@@ -115,7 +131,11 @@ async def abort_for(context: grpc.aio.ServicerContext[Any, Any], error: BaseExce
     if is_out_of_memory(error):
         await abort(context, status, OUT_OF_MEMORY_MESSAGE)
     if status == grpc.StatusCode.UNAVAILABLE:
-        message = "the match store is unreachable for a moment: retry with the same request id"
+        message = (
+            "the match store cannot confirm this for a moment: retry with the same request id"
+            if isinstance(error, ReplicationShortfall)
+            else "the match store is unreachable for a moment: retry with the same request id"
+        )
         await abort(context, status, message)
     if isinstance(error, Exhausted):
         await abort(context, status, str(error), retry_after_seconds=error.retry_after_seconds)

@@ -21,6 +21,7 @@ from typing import Any
 
 import grpc
 import redis.asyncio as redis
+from redis.asyncio.cluster import RedisCluster
 from limits import RateLimitItem, parse
 from limits.aio.storage import RedisStorage
 from limits.aio.strategies import MovingWindowRateLimiter
@@ -64,12 +65,21 @@ class Quotas:
     """One service's rate limits, counted in the Redis of ``client``."""
 
     def __init__(self, client: redis.Redis, rates: Rates) -> None:
-        storage = RedisStorage(
-            "async+redis://",
-            implementation="redispy",
-            connection_pool=client.connection_pool,  # type: ignore[arg-type]  # typed too narrowly
-            key_prefix=KEY_PREFIX,
-        )
+        if isinstance(client, RedisCluster):
+            # limits opens its own cluster client from a node; the window keys are single keys.
+            node = client.get_nodes()[0]
+            storage = RedisStorage(
+                f"async+redis+cluster://{node.host}:{node.port}",
+                implementation="redispy",
+                key_prefix=KEY_PREFIX,
+            )
+        else:
+            storage = RedisStorage(
+                "async+redis://",
+                implementation="redispy",
+                connection_pool=client.connection_pool,  # type: ignore[arg-type]  # typed too narrowly
+                key_prefix=KEY_PREFIX,
+            )
         self._limiter = MovingWindowRateLimiter(storage)
         self._per_player = parse(rates.per_player)
         self._per_address = parse(rates.per_address)

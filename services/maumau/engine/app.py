@@ -14,6 +14,7 @@ from maumau.common.config import ServiceConfig
 from maumau.common.lifecycle import Service, pause
 from maumau.common.players import PlayerDirectory
 from maumau.common.quotas import Quotas
+from maumau.common.redis_client import Durability, is_cluster, keyed_probe
 from maumau.common.redis_server import pooled, reconnecting
 from maumau.common.results import trim_acknowledged
 from maumau.common.server import create_server
@@ -22,7 +23,7 @@ from maumau.engine.matches import DEADLINE_OVERDUE, MATCHES_ACTIVE, EngineSettin
 from maumau.engine.players import PlayersService
 from maumau.engine.service import EngineService
 from maumau.engine.settings import Settings
-from maumau.engine.store import MatchStore, Status
+from maumau.engine.store import ACTIVE, RESULTS, MatchStore, Status
 from maumau.v1 import engine_pb2_grpc, players_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -63,11 +64,11 @@ class EngineApp(Service):
         background = pooled(client, DEADLINE_CONNECTIONS, CALL_WAIT_SECONDS)
         health = pooled(client, 1, CALL_WAIT_SECONDS)
         self.clients = (calls, readers, background, health)
-        self.matches = Matches(MatchStore(calls), settings)
-        self.deadlines = Matches(MatchStore(background), settings)
-        self.hub = FollowHub(
-            calls, readers, self._live, settings.follow_queue_events, FOLLOW_LANE_SIZE
-        )
+        self.matches = Matches(self._store(calls, settings), settings)
+        self.deadlines = Matches(self._store(background, settings), settings)
+        # A lane's one XREAD must name keys of one Cluster slot: on a cluster, a lane per match.
+        lane_size = 1 if is_cluster(client) else FOLLOW_LANE_SIZE
+        self.hub = FollowHub(calls, readers, self._live, settings.follow_queue_events, lane_size)
         streams = OpenStreams(settings.follow_streams_per_player, settings.max_follow_streams)
         directory = PlayerDirectory(calls)
         quotas = Quotas(calls, settings.rates)
@@ -81,7 +82,7 @@ class EngineApp(Service):
                 ),
             },
             config,
-            health.ping,
+            keyed_probe(health, lambda: [*self.matches.store.deadline_keys, RESULTS, ACTIVE]),
         )
         self.poll_seconds = poll_seconds
         super().__init__(server, {"deadlines": self.run_deadlines, "trimming": self.run_trimming})
@@ -129,6 +130,11 @@ class EngineApp(Service):
                 log.warning("trimming the results stream failed (%r); trying again", error)
             await pause(stopping, every)
 
+    @staticmethod
+    def _store(client: redis.Redis, settings: EngineSettings) -> MatchStore:
+        durability = Durability(client, settings.min_replicas, settings.wait_ms)
+        return MatchStore(client, durability, settings.shards)
+
     async def _live(self, match_id: str) -> bool:
         stored = await self.matches.store.load(match_id)
         return stored is not None and stored.record.status != Status.OVER
@@ -137,7 +143,7 @@ class EngineApp(Service):
         await self.hub.close()
         for matches in (self.matches, self.deadlines):
             await matches.bots.close()
-        for client in self.clients:
+        for client in dict.fromkeys(self.clients):  # on a cluster, one client serves all
             await client.aclose()
 
 
