@@ -21,10 +21,10 @@ from typing import Any
 
 import grpc
 import redis.asyncio as redis
-from redis.asyncio.cluster import RedisCluster
 from limits import RateLimitItem, parse
-from limits.aio.storage import RedisStorage
+from limits.aio.storage import RedisClusterStorage, RedisStorage
 from limits.aio.strategies import MovingWindowRateLimiter
+from redis.asyncio.cluster import RedisCluster
 
 from maumau.common.errors import Exhausted
 
@@ -68,7 +68,7 @@ class Quotas:
         if isinstance(client, RedisCluster):
             # limits opens its own cluster client from a node; the window keys are single keys.
             node = client.get_nodes()[0]
-            storage = RedisStorage(
+            storage: RedisStorage = RedisClusterStorage(
                 f"async+redis+cluster://{node.host}:{node.port}",
                 implementation="redispy",
                 key_prefix=KEY_PREFIX,

@@ -17,7 +17,7 @@ from maumau.common.redis_server import pooled
 from maumau.common.server import create_server
 from maumau.matchmaking.notify import Notifier
 from maumau.matchmaking.parties import Parties
-from maumau.matchmaking.queue import QUEUE_INFO, QUEUES, TicketQueue
+from maumau.matchmaking.queue import ACTIVE, FORGET, TicketQueue
 from maumau.matchmaking.ratings import RatingLookup, redis_ratings
 from maumau.matchmaking.rooms import RoomResults, Rooms
 from maumau.matchmaking.service import MatchmakingService
@@ -87,7 +87,7 @@ class MatchmakingApp(Service):
         )
         self.results = RoomResults(self.rooms, settings.results())
         register = partial(matchmaking_pb2_grpc.add_MatchmakingServicer_to_server, service)
-        probe = keyed_probe(client, lambda: [QUEUES, QUEUE_INFO])
+        probe = keyed_probe(client, lambda: [ACTIVE, FORGET])
         server = create_server({"maumau.v1.Matchmaking": register}, config, probe)
         super().__init__(server, {"forming": self.former.run, "results": self.results.run})
 
