@@ -171,7 +171,7 @@ class Platform:
         for line in self.out.read_text().splitlines():
             words = line.split()
             if len(words) >= 2 and words[0] == "redis":
-                self.redis_url = words[1]
+                self.redis_url = words[1].rstrip(",")
         if not self.redis_url:
             raise PlatformError("maumau.run printed no Redis URL")
 
@@ -648,6 +648,10 @@ async def drive(platform: Platform, options: Options) -> Report:
         f"{prefix}.calls": sum(stats.calls.values()),
         f"{prefix}.errors": sum(stats.errors.values()),
         f"{prefix}.generator_cpu_share": generator_cpu / elapsed,
+        # Other work on the machine takes CPU from the platform: the 1-minute load average at
+        # the end, beside the cores the machine has, says how much.
+        f"{prefix}.machine_load_avg": os.getloadavg()[0],
+        f"{prefix}.machine_cores": os.cpu_count() or 1,
         f"{prefix}.retention_s": options.retention_seconds(),
         f"{prefix}.warmup_s": warmed.at,
     }
@@ -737,7 +741,8 @@ def summary(report: Report, options: Options, other: dict[str, float]) -> str:
         lines.append(f"{label:32}{this:>24}{that:>24}")
     cpu = {k.rsplit(".", 1)[1]: v for k, v in figures.items() if ".cpu_share." in k}
     lines.append(
-        "CPU (cores): "
+        f"CPU (cores; machine: {figures[f'load.{kind}.machine_cores']:.0f} cores, load average "
+        f"{figures[f'load.{kind}.machine_load_avg']:.1f}): "
         + ", ".join(f"{n} {v:.2f}" for n, v in sorted(cpu.items(), key=lambda x: -x[1]))
     )
     end = report.readings[-1]
