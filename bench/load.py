@@ -485,8 +485,8 @@ class Player:
             return view
         finally:
             follower.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await follower
+            # gather, not a suppressed await: a cancel of this player itself must go through
+            await asyncio.gather(follower, return_exceptions=True)
 
     async def follow(
         self, match_id: str, seat: int, token: tuple[tuple[str, str]], changed: asyncio.Event
@@ -616,7 +616,9 @@ async def drive(platform: Platform, options: Options) -> Report:
     finally:
         for task in tasks:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        _, stuck = await asyncio.wait(tasks, timeout=30)
+        if stuck:
+            print(f"make load: {len(stuck)} players did not stop within 30 s", file=sys.stderr)
         for channel in (*engine, *matchmaking, *rating):
             await channel.close()
     elapsed = readings[-1].at
