@@ -678,13 +678,24 @@ async def drive(platform: Platform, options: Options) -> Report:
     return Report(figures, readings, stats.errors, series)
 
 
-def run(options: Options, folder: Path) -> Report:
-    platform = Platform(folder, options)
-    try:
-        platform.start()
-        return asyncio.run(drive(platform, options))
-    finally:
-        platform.stop()
+def run(options: Options, folder: Path, attempts: int = 3) -> Report:
+    """Start the platform (again on fresh ports when a port chosen free was taken meanwhile
+    by another program), play the players against it, stop it."""
+    for attempt in range(1, attempts + 1):
+        platform = Platform(folder / f"attempt-{attempt}", options)
+        try:
+            platform.start()
+        except PlatformError as error:
+            platform.stop()
+            if attempt == attempts:
+                raise
+            print(f"make load: {error}; starting again on other ports", file=sys.stderr)
+            continue
+        try:
+            return asyncio.run(drive(platform, options))
+        finally:
+            platform.stop()
+    raise AssertionError("unreachable")
 
 
 def cluster_available() -> bool:
