@@ -6,8 +6,12 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PROTOS := $(wildcard protos/maumau/v1/*.proto)
 GEN    := $(patsubst protos/%.proto,services/%_pb2.py,$(PROTOS))
+# The rules core compiled with mypyc (build_support.py); the install compiles it, and this
+# compiles it again after an edit. Without a C compiler the pure modules run (README: Speed).
+NATIVE := services/maumau/rules/_native/SOURCES
+RULES  := $(wildcard services/maumau/rules/*.py)
 
-.PHONY: run play test bench load lint proto clean wheel image mutate
+.PHONY: run play test bench load lint proto native clean wheel image mutate
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,23 +26,29 @@ services/maumau/v1/%_pb2.py: protos/maumau/v1/%.proto $(STAMP)
 
 proto: $(GEN)
 
-run: $(STAMP) proto
+$(NATIVE): $(RULES) build_support.py $(STAMP)
+	-$(PY) build_support.py && touch $@
+
+native: $(NATIVE)
+
+run: $(STAMP) proto native
 	$(PY) -m maumau.run
 
-play: $(STAMP) proto
+play: $(STAMP) proto native
 	$(VENV)/bin/maumau play $(ARGS)
 
-test: $(STAMP) proto
+# The rules tests run a second time against the pure modules (tests/rules/test_pure_python.py).
+test: $(STAMP) proto native
 	$(PY) -m pytest -q
 
-bench: $(STAMP) proto
+bench: $(STAMP) proto native
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
 	$(PY) -m bench $(if $(filter 1,$(SAVE)),--save)
 
 # Simulated players against the whole platform (bench/load.py): SECONDS=N (default 120; 3600 for
 # a soak), PLAYERS=N (default 1000), CLUSTER=1 on the local Redis Cluster, SAVE=1 into
 # bench/results.json too.
-load: $(STAMP) proto
+load: $(STAMP) proto native
 	$(PY) -m bench.load $(if $(SECONDS),--seconds $(SECONDS)) $(if $(PLAYERS),--players $(PLAYERS)) \
 		$(if $(filter 1,$(CLUSTER)),--cluster) $(if $(filter 1,$(SAVE)),--save)
 
@@ -54,6 +64,7 @@ mutate: $(STAMP)
 	test -f $(MUTATE)/src/maumau/__init__.py || touch $(MUTATE)/src/maumau/__init__.py
 	rm -rf $(MUTATE)/src/maumau/rules $(MUTATE)/tests/rules
 	cp -rp services/maumau/rules $(MUTATE)/src/maumau/
+	rm -rf $(MUTATE)/src/maumau/rules/_native  # mutants run on the pure modules
 	cp -rp tests/__init__.py tests/rules $(MUTATE)/tests/
 	cd $(MUTATE) && MAUMAU_HYPOTHESIS_PROFILE=mutate nice -n 10 $(CURDIR)/$(VENV)/bin/mutmut run \
 		--max-children 2 $(MUTANTS)
@@ -75,4 +86,4 @@ image:
 	deploy/docker/build.sh
 
 clean:
-	rm -rf $(VENV) dist build services/maumau/v1 .pytest_cache .mypy_cache .hypothesis .mutate
+	rm -rf $(VENV) dist build services/maumau/v1 services/maumau/rules/_native .pytest_cache .mypy_cache .hypothesis .mutate

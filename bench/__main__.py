@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from bench.rating import bench_rating
 from bench.rules import plays_first, random_rounds
 from bench.streams import bench_streams
 from bench.tournaments import bench_tournaments
+from maumau import rules
 
 RESULTS = Path(__file__).with_name("results.json")
 LATEST = Path(__file__).with_name("latest.json")
@@ -69,6 +71,13 @@ GOALS: list[tuple[str, str, str, float]] = [
         for c in (16, 64)
     ),
     ("Redis bytes per 4-seat match, started", "engine.redis.bytes_per_4seat_match", "<=", 4096),
+    (
+        "Redis bytes per 4-seat match, after 40 moves",
+        "engine.redis.bytes_per_4seat_match.after_40_moves",
+        "<=",
+        4096,
+    ),
+    ("Redis bytes per 4-seat match, over", "engine.redis.bytes_per_4seat_match.over", "<=", 4096),
     ("10,000 tickets seated, s (2 engines)", "matchmaking.with_engine.seat_all_s", "<=", 5.0),
     ("rating applied/s vs openskill rate()/s", "ratio.rating_applied_vs_openskill_rate", ">=", 0.5),
     ("gateway: live pages with a WebSocket held", "gateway.sessions.held", ">=", 1000),
@@ -96,9 +105,27 @@ def goal_table(figures: dict[str, float], saved: dict[str, float]) -> str:
     return "\n".join(lines)
 
 
+def pure_python_actions_per_s(preset: str, seats: int, seconds: float) -> float:
+    """Actions/s of the same random play with the pure-Python modules (``MAUMAU_PURE_PYTHON=1``
+    in a fresh interpreter), the reference of the compiled core in the same run."""
+    code = (
+        "import json, sys; from bench.rules import random_rounds; "
+        f"print(json.dumps(random_rounds({preset!r}, {seats}, {seconds})))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "MAUMAU_PURE_PYTHON": "1"},
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    return float(json.loads(run.stdout)["actions_per_s"])
+
+
 def bench_rules(seconds: float) -> dict[str, float]:
-    figures: dict[str, float] = {}
-    print("rules core, random legal play (fast path):")
+    figures: dict[str, float] = {"rules.compiled": float(rules.COMPILED)}
+    print(f"rules core ({'compiled' if rules.COMPILED else 'pure Python'}), random legal play:")
     for preset, seats in TABLES:
         result = random_rounds(preset, seats, seconds)
         for name, value in result.items():
@@ -108,6 +135,14 @@ def bench_rules(seconds: float) -> dict[str, float]:
             f"{result['actions_per_s']:9,.0f} actions/s "
             f"{result['actions_per_round']:7.1f} actions/round "
             f"{result['bytes_per_match']:5.0f} bytes/match"
+        )
+    if rules.COMPILED:
+        pure = pure_python_actions_per_s("classic", 4, seconds)
+        figures["rules.pure.classic.4.actions_per_s"] = pure
+        ratio = figures["rules.classic.4.actions_per_s"] / pure
+        figures["ratio.rules_compiled_vs_pure.classic.4.actions"] = ratio
+        print(
+            f"  classic 4 seats, pure Python: {pure:9,.0f} actions/s; compiled/pure = {ratio:.2f}"
         )
     colour = random_rounds("colour", 4, seconds, policy=plays_first)
     figures["rules.colour.4.plays_first.rounds_per_s"] = colour["rounds_per_s"]

@@ -394,7 +394,7 @@ async function profile() {
     table([t("rule_system"), t("season"), t("rating"), t("rank"), t("played")],
       me.ratings.map((r) => [t(`preset_${r.preset}`), r.season, r.skill.display, r.rank, r.matches_played])),
     $("h2", { text: t("recent") }),
-    table(["", t("rule_system"), t("score"), "XP"], me.recent.map((m) => {
+    table([t("when"), t("rule_system"), t("score_column"), "XP"], me.recent.map((m) => {
       const mine = m.seats.find((s) => s.seat === m.seat) || {};
       return [new Date(m.finished_at * 1000).toLocaleString(lang()), m.ruleset, mine.total ?? "", mine.xp ?? ""];
     })));

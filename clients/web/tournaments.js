@@ -102,7 +102,8 @@ async function seatOf(tournament, me) {
   const playing = tournament.status === "playing" && tournament.tables.some((table) =>
     table.match_id && !table.done && table.entrants.includes(me.player_id));
   if (!playing && tournament.status !== "deciding") return null;
-  if (tournament.status === "deciding" && !tournament.entrants.some((e) => e.entrant_id === me.player_id)) return null;
+  const mine = tournament.entrants.find((e) => e.entrant_id === me.player_id);
+  if (!mine || mine.left) return null; // a player who left has no seat to play
   try {
     const seat = await get(`/api/tournaments/${encodeURIComponent(tournament.tournament_id)}/seat`);
     return seat.match_id ? seat : null;

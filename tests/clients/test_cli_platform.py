@@ -183,3 +183,44 @@ async def test_a_tournament_joined_in_the_terminal_is_played_to_the_final_rankin
     assert standings.final and len(standings.rows) == 4
     tess = next(row for row in standings.rows if row.name == "Tess")
     assert (tess.place, tess.rounds_played) == (int(place), 2)
+
+
+async def test_a_party_is_formed_by_invitation_and_queued_by_its_leader(whole_platform, sdk):
+    """`maumau party invite`, the friend accepts with their own token (the SDK), `maumau party`
+    shows both, `maumau queue --party` queues them together, `maumau party leave` leaves."""
+    home = tempfile.mkdtemp(prefix="maumau-home-")
+    friend = await sdk.register("Friend")
+
+    def run(*args: str) -> str:
+        process = spawn(whole_platform, *args, "--name", "Lea", home=home)
+        process.expect(pexpect.EOF)
+        process.close()
+        assert process.exitstatus == 0, process.before
+        return process.before
+
+    invited = await asyncio.to_thread(run, "party", "invite", friend.player_id)
+    assert "Party " in invited and f"invited: Friend ({friend.player_id})" in invited
+    party = await friend.accept_party()
+    assert party.member_ids[1] == friend.player_id
+    shown = await asyncio.to_thread(run, "party")
+    assert f"Friend ({friend.player_id})" in shown and "maumau queue --party" in shown
+    leader_id = party.leader_id
+
+    child = spawn(whole_platform, "queue", "--rules", "online", "--seats", "4", "--no-bots",
+                  "--party", "--name", "Lea", home=home)  # fmt: skip
+
+    def queue_then_quit() -> None:
+        child.expect(r"Queued for online casual")
+
+    try:
+        await asyncio.to_thread(queue_then_quit)
+        ticket = await friend.ticket()
+        assert ticket.state.state == "searching"
+        assert ticket.state.players == (leader_id, friend.player_id)
+        child.sendline("q")
+        await asyncio.to_thread(child.expect, "You left the queue")
+    finally:
+        child.close(force=True)
+    left = await asyncio.to_thread(run, "party", "leave")
+    assert "You left the party." in left
+    assert (await friend.party()).leader_id == friend.player_id

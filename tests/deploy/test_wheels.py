@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -28,13 +29,20 @@ def names(wheel: Path) -> set[str]:
 
 def test_each_wheel_carries_its_generated_code_and_the_one_version(wheels: Path) -> None:
     built = {path.name for path in wheels.glob("*.whl")}
+    # The platform wheel carries the compiled rules core, so it is tagged for this interpreter.
+    tag = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+    platform_wheel = f"maumau-{VERSION}-cp311-cp311-{tag}.whl"
     assert built == {
-        f"maumau-{VERSION}-py3-none-any.whl",
+        platform_wheel,
         f"maumau_sdk-{VERSION}-py3-none-any.whl",
         f"maumau_rules-{VERSION}-py3-none-any.whl",
     }
     generated = {f"maumau/v1/{p.stem}_pb2.py" for p in (ROOT / "protos/maumau/v1").glob("*.proto")}
-    platform_files = names(wheels / f"maumau-{VERSION}-py3-none-any.whl")
+    platform_files = names(wheels / platform_wheel)
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    for module in ("legal", "match", "native__mypyc"):
+        assert f"maumau/rules/_native/{module}{suffix}" in platform_files
+    assert {"maumau/rules/legal.py", "maumau/rules/_native/SOURCES"} <= platform_files
     sdk_files = names(wheels / f"maumau_sdk-{VERSION}-py3-none-any.whl")
     rules_files = names(wheels / f"maumau_rules-{VERSION}-py3-none-any.whl")
     assert generated <= platform_files
@@ -76,6 +84,14 @@ def test_platform_wheel_serves_every_service_from_outside_the_tree(
         cwd=tmp_path,
     ).stdout
     assert "site-packages" in located and str(ROOT) not in located
+    compiled = subprocess.run(
+        [str(platform_python), "-I", "-c", "import maumau.rules as r; print(r.COMPILED)"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    ).stdout
+    assert compiled.strip() == "True"  # without mypy installed: the extension needs nothing more
     with platform(platform_python, redis_server.url, tmp_path) as services:
         assert set(services) >= {"engine", "bots", "matchmaking", "rating"}
 

@@ -121,6 +121,7 @@ async def test_a_ranked_match_from_the_queue_counts_on_the_profile_and_the_leade
     await page.get_by_role("heading", name="Profile: Frauke").wait_for()
     text = await page.locator("main").inner_text()
     assert "Matches played: 1" in text
+    assert "{" not in text  # every text's placeholders filled
     ratings = page.locator("main table").first
     assert await ratings.locator("tbody tr").filter(has_text="Family rules (classic)").count() == 1
     recent = page.locator("main table").nth(1)
@@ -130,3 +131,42 @@ async def test_a_ranked_match_from_the_queue_counts_on_the_profile_and_the_leade
     await page.get_by_role("link", name="Leaderboard").click()
     await page.locator("#ladder table").first.wait_for()
     assert await page.locator("#ladder").get_by_text("Frauke").count() >= 1
+
+
+async def test_the_tournament_pages_speak_german_and_show_refusals(
+    browser: Browser, gateway: Gateway, services: Platform
+) -> None:
+    german = await new_context(browser, locale="de-DE")
+    try:
+        async with organizer(services) as org:
+            created = await org.create("Deichpokal", rounds=2, change_every=1, max_per_table=4)
+            await org.add_bots(created.tournament_id, ["Gesche"])
+        player = await Player.open(german, gateway.url)
+        await player.sign_in("Anna")
+        page = player.page
+        await page.wait_for_selector("#play-now")
+        await page.get_by_role("link", name="Turniere").click()
+        await page.get_by_role("heading", name="Turniere").wait_for()
+        title = await page.locator("#championship-title").inner_text()
+        assert title.startswith("Meisterschaft ")
+        await page.locator("#tournament-list").get_by_role("link", name="Deichpokal").click()
+        facts = page.locator(".tour-facts")
+        await facts.wait_for()
+        assert "Anmeldung offen" in await facts.inner_text()
+        await page.get_by_role("button", name="Anmelden").click()
+        await page.get_by_text("Du bist Teilnehmer.").wait_for()
+        assert await page.locator("#entrants tbody tr").count() == 2
+        # The service refuses a second registration: the page says so in German.
+        await page.evaluate(
+            "fetch(location.pathname.replace('/tournament/', '/api/tournaments/') + '/register',"
+            " {method: 'POST', headers: {'Content-Type': 'application/json',"
+            " 'X-Maumau-Lang': 'de'}, body: '{}'}).then(r => r.json())"
+            ".then(b => { window.refusal = b.error.message; })"
+        )
+        await page.wait_for_function("window.refusal !== undefined")
+        assert (await page.evaluate("window.refusal")).startswith("Gerade nicht möglich")
+        await page.get_by_role("button", name="Abmelden").click()
+        await page.get_by_role("button", name="Anmelden").wait_for()
+        assert await page.locator("#entrants tbody tr").count() == 1
+    finally:
+        await german.close()

@@ -109,8 +109,44 @@ class Player:
             matchmaking_pb2.TicketRequest(ticket_id=ticket_id), metadata=auth(self.token)
         )
 
+    async def invite(self, player_id: str) -> matchmaking_pb2.Party:
+        return await self.matchmaking.InviteToParty(
+            matchmaking_pb2.InviteRequest(player_id=player_id), metadata=auth(self.token)
+        )
+
+    async def accept(self, party_id: str = "") -> matchmaking_pb2.Party:
+        return await self.matchmaking.AcceptParty(
+            matchmaking_pb2.PartyRequest(party_id=party_id), metadata=auth(self.token)
+        )
+
+    async def leave_party(self, party_id: str = "") -> matchmaking_pb2.Party:
+        return await self.matchmaking.LeaveParty(
+            matchmaking_pb2.PartyRequest(party_id=party_id), metadata=auth(self.token)
+        )
+
+    async def party(self, party_id: str = "") -> matchmaking_pb2.Party:
+        return await self.matchmaking.GetParty(
+            matchmaking_pb2.PartyRequest(party_id=party_id), metadata=auth(self.token)
+        )
+
     async def close(self) -> None:
         await self.channel.close()
+
+
+async def register(client: redis.asyncio.Redis, *players: Player) -> None:
+    """Put the players in the player directory, as Players.Register would."""
+    for player in players:
+        await client.hset(f"player:{{{player.player_id}}}", mapping={"name": player.player_id[:32]})
+
+
+async def party_of(client: redis.asyncio.Redis, leader: Player, *members: Player) -> str:
+    """Register everyone and form a party by invitation and acceptance; its id."""
+    await register(client, leader, *members)
+    party_id = ""
+    for member in members:
+        party_id = (await leader.invite(member.player_id)).party_id
+        await member.accept(party_id)
+    return party_id
 
 
 class Engine:

@@ -20,7 +20,7 @@ from maumau.matchmaking.queue import Formation
 from maumau.matchmaking.ratings import rating_key
 from maumau.matchmaking.worker import Hooks
 from maumau.v1 import matchmaking_pb2
-from tests.matchmaking.support import Engine, Player, StartMatchmaker
+from tests.matchmaking.support import Engine, Player, StartMatchmaker, party_of
 
 TICKETS = 1000
 SINGLES, PAIRS = 400, 50  # 400 + 2 * 50 = 500 players
@@ -64,6 +64,8 @@ async def test_a_thousand_tickets_through_two_replicas(
         size = 1 if n < SINGLES else 2
         units.append(Unit([Player.on(f"load-{n}-{k}", channels[0]) for k in range(size)]))
     for unit in units:
+        if len(unit.players) > 1:
+            await party_of(redis_client, *unit.players)
         for player in unit.players:  # ranked ratings, spread so that the window matters
             await redis_client.set(rating_key("classic", player.player_id), rng.uniform(0, 40))
 
@@ -74,7 +76,9 @@ async def test_a_thousand_tickets_through_two_replicas(
         leader = unit.players[0]
         while issued < TICKETS:
             issued += 1
-            rules, ranked, sizes, preferred = rng.choice(QUEUES)
+            # A ranked ticket is one player (a pair would face each other).
+            queues = [q for q in QUEUES if len(unit.players) == 1 or not q[1]]
+            rules, ranked, sizes, preferred = rng.choice(queues)
             counts = sorted({preferred, *rng.sample(sizes, rng.randint(1, len(sizes)))})
             bots = rng.random() < 0.5
             leader.channel = rng.choice(channels)  # replicas behind a load balancer

@@ -7,12 +7,13 @@ import json
 
 import grpc
 import pytest
+import redis.asyncio
 from prometheus_client import REGISTRY
 
 from maumau.common.errors import ERROR_CODE_KEY, ERROR_PARAMS_KEY
 from maumau.engine.app import EngineApp
 from maumau.v1 import engine_pb2, game_pb2
-from tests.matchmaking.support import Engine, Player, StartMatchmaker
+from tests.matchmaking.support import Engine, Player, StartMatchmaker, party_of
 from tests.support.polling import eventually
 from tests.support.rpc import auth
 
@@ -56,9 +57,12 @@ async def test_players_are_seated_at_one_match_and_their_seat_tokens_play_it(
         await player.close()
 
 
-async def test_a_player_has_one_live_ticket_counting_parties(matchmakers: StartMatchmaker) -> None:
+async def test_a_player_has_one_live_ticket_counting_parties(
+    matchmakers: StartMatchmaker, redis_client: redis.asyncio.Redis
+) -> None:
     app = await matchmakers()
     leader, member = (Player.connect(f"live-{n}", address_of(app)) for n in "ab")
+    await party_of(redis_client, leader, member)
     ticket = await leader.enqueue("online", seat_counts=[4], party=[member.player_id])
     for player in (leader, member):
         with pytest.raises(grpc.aio.AioRpcError) as refused:

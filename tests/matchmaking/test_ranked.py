@@ -8,8 +8,11 @@ import random
 
 import redis.asyncio
 
+from maumau.engine.app import EngineApp
 from maumau.matchmaking.ratings import rating_key
-from tests.matchmaking.support import Player, StartMatchmaker
+from maumau.v1 import engine_pb2, game_pb2
+from tests.matchmaking.support import Engine, Player, StartMatchmaker
+from tests.support.rpc import auth
 
 
 def window(waited: float, base: float, widen: float, cap: float) -> float:
@@ -95,4 +98,35 @@ async def test_every_ranked_table_stays_within_the_window_of_its_tickets(
         widened += spread > base
     assert widened, "some tables needed a wider window than the first one"
     for player in players:
+        await player.close()
+
+
+async def test_bots_of_a_ranked_table_are_the_level_rated_closest_to_its_players(
+    matchmakers: StartMatchmaker, redis_client: redis.asyncio.Redis, engine: EngineApp
+) -> None:
+    """A strong player meets strong bots, a new one the level nearest a new rating; a casual
+    table keeps the configured level (random in these tests)."""
+    app = await matchmakers(bot_level="random")
+    address = f"127.0.0.1:{app.port}"
+    for level, rating in (("random", -10.0), ("heuristic", 4.0), ("strong", 30.0)):
+        await redis_client.set(rating_key("online", f"bot:{level}"), rating)
+    expert, novice = (Player.connect(f"bots-{n}", address) for n in ("expert", "novice"))
+    await redis_client.set(rating_key("online", expert.player_id), 26.0)
+    watcher = Engine(f"127.0.0.1:{engine.port}")
+    fields = {"seat_counts": [3], "allow_bots": True, "bots_after_seconds": 0.0}
+    for player, ranked, level in (
+        (expert, True, game_pb2.BOT_LEVEL_STRONG),
+        (novice, True, game_pb2.BOT_LEVEL_HEURISTIC),
+        (novice, False, game_pb2.BOT_LEVEL_RANDOM),
+    ):
+        ticket = await player.enqueue("online", ranked=ranked, **fields)
+        seated = (await player.follow(ticket.ticket_id))[-1]
+        assert seated.state == "seated" and seated.bot_seats == 2
+        info = await watcher.match(seated.seat_token)
+        assert info.ranked == ranked
+        bots = [s.bot_level for s in info.seat_info if not s.player_id]
+        assert bots == [level, level]
+        await watcher.stub.Leave(engine_pb2.LeaveRequest(), metadata=auth(seated.seat_token))
+    await watcher.close()
+    for player in (expert, novice):
         await player.close()

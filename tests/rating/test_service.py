@@ -114,6 +114,20 @@ async def test_a_profile_shows_name_xp_level_counts_ratings_and_recent_matches(
     assert strong.ratings[0].skill.mu < 25.0, "the bot came last"
 
 
+async def test_a_player_id_nobody_registered_has_no_profile_whatever_results_name_it(
+    client, stream, stub
+):
+    """rating.proto: NOT_FOUND for a player the platform does not know; the player directory
+    alone says who is known."""
+    ghost = f"ghost-{stream}"
+    await publish(client, stream, [result([seat(0, ghost, winner=True), seat(1, bot="random")])])
+    await eventually(lambda: applied_count(client, stream), 10, "the result applied")
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await stub.GetProfile(rating_pb2.GetProfileRequest(player_id=ghost))
+    assert refused.value.code() == grpc.StatusCode.NOT_FOUND
+    assert ghost in (refused.value.details() or "")
+
+
 async def test_colour_team_results_rate_each_pair_together(client, stream, stub):
     """colour teams=true: seats 0+2 against 1+3. The winning pair goes up together, the losing
     pair down together, and both pairs' seats win or lose the match."""
@@ -126,6 +140,8 @@ async def test_colour_team_results_rate_each_pair_together(client, stream, stub)
         preset="colour",
         teams=True,
     )
+    for player in players:
+        await client.hset(f"player:{{{player}}}", mapping={"name": player[:32]})
     await publish(client, stream, [match])
     profiles = [await profile_after(stub, p, 1) for p in players]
     skills = [p.ratings[0].skill for p in profiles]
@@ -155,6 +171,8 @@ async def test_leaderboard_is_ordered_by_conservative_rating_and_around_me_pages
     assert all(e.name == e.player_id.removeprefix("bot:") + " bot" for e in entries if e.bot)
 
     for entry in entries[:5]:
+        if not entry.bot:  # the synthetic players, registered
+            await client.hset(f"player:{{{entry.player_id}}}", mapping={"name": "synthetic"})
         profile = await stub.GetProfile(rating_pb2.GetProfileRequest(player_id=entry.player_id))
         [ladder] = [r for r in profile.ratings if (r.preset, r.season) == ("classic", "2025")]
         assert (ladder.rank, ladder.skill) == (entry.rank, entry.skill)

@@ -19,6 +19,7 @@ from maumau.rules import (
     parse_action,
 )
 from maumau.rules.determinize import determinize
+from maumau.rules.state import STATE_FIELDS
 from tests.rules.support import act, hand, legal, position, refused
 
 CLASSIC = Ruleset.create("classic")
@@ -145,6 +146,21 @@ def test_a_copy_is_independent_and_equal_until_either_moves() -> None:
     assert match != "a match" and match.__eq__(object()) is NotImplemented
     with pytest.raises(TypeError):
         hash(match)
+
+
+def test_a_copy_has_every_declared_field_and_shares_no_list_or_dict() -> None:
+    """The copy is written out field by field for speed: it must still cover every declaration,
+    and give the copy its own lists (the hands two deep) and dicts."""
+    match = position("5H 6H", "KS 2S", "3C", top="9H", draw="QS QD", ruleset=CLASSIC)
+    act(match, 0, "5H")  # owes 'Mau': a missed call in the state
+    twin = match.copy()
+    for declared in STATE_FIELDS:
+        mine, theirs = getattr(match, declared.name), getattr(twin, declared.name)
+        assert mine == theirs, declared.name
+        if isinstance(mine, list | dict):
+            assert mine is not theirs, declared.name
+    assert all(a is not b for a, b in zip(match.hands, twin.hands, strict=True))
+    assert match.missed and twin == match
 
 
 def test_bytes_restore_every_field_mid_round() -> None:

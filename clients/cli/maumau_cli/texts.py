@@ -163,6 +163,14 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "ev_left": "{who} left the match",
         "ev_seed": "The server reveals its seed.",
         # queue, rooms, ladder, profile
+        "party_header": "Party {party_id}:",
+        "party_member": "  {name} ({player_id}){lead}",
+        "party_leader": " - leads",
+        "party_invited": "  invited: {name} ({player_id}), {seconds} s left to accept",
+        "party_queue_hint": "Queue everyone who accepted with `maumau queue --party`.",
+        "party_left": "You left the party.",
+        "party_none": "You are in no party: `maumau party invite PLAYER_ID` starts one, "
+        "`maumau party accept` takes up an invitation.",
         "queued": "Queued for {queue} (ticket {ticket_id}); q and Enter, or Ctrl-C, cancel.",
         "searching": "Searching ... {seconds}",
         "seated": "Seated: seat {seat} of {table} at match {match_id} ({bots}).",
@@ -337,6 +345,14 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "ev_handed_to_bot": "Ab jetzt spielt ein Bot für {who}",
         "ev_left": "{who} hat die Partie verlassen",
         "ev_seed": "Der Server enthüllt seinen Seed.",
+        "party_header": "Gruppe {party_id}:",
+        "party_member": "  {name} ({player_id}){lead}",
+        "party_leader": " - führt",
+        "party_invited": "  eingeladen: {name} ({player_id}), noch {seconds} s zum Annehmen",
+        "party_queue_hint": "Alle, die angenommen haben, reihst du mit `maumau queue --party` ein.",
+        "party_left": "Du hast die Gruppe verlassen.",
+        "party_none": "Du bist in keiner Gruppe: `maumau party invite SPIELER_ID` gründet eine, "
+        "`maumau party accept` nimmt eine Einladung an.",
         "queued": "In der Warteschlange für {queue} (Ticket {ticket_id}); q und Enter oder "
         "Strg-C brechen ab.",
         "searching": "Suche ... {seconds}",

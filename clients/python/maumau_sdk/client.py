@@ -48,7 +48,15 @@ from maumau.v1 import (
     rating_pb2_grpc,
 )
 from maumau_sdk.errors import RETRYABLE, MauMauError
-from maumau_sdk.lobby import Hint, History, Leaderboard, Profile, RoomState, TicketState
+from maumau_sdk.lobby import (
+    Hint,
+    History,
+    Leaderboard,
+    PartyState,
+    Profile,
+    RoomState,
+    TicketState,
+)
 from maumau_sdk.values import (
     ActionLike,
     ActResult,
@@ -552,8 +560,10 @@ class Player:
         max_wait_seconds: float = 0.0,
     ) -> Ticket:
         """Queue for a table of ``preset``: ranked tables count for the ladder, casual ones do
-        not. ``party`` names player ids to sit beside you (as the matchmaker allows today; see
-        matchmaking.proto). Follow the ticket with :meth:`Ticket.follow` or :meth:`Ticket.seat`.
+        not. ``party`` names player ids to sit beside you: members of the party you lead, who
+        accepted your invitation (:meth:`invite`, :meth:`accept_party`; ``party=(await
+        player.party()).member_ids[1:]``). A ranked ticket is you alone (in a team game, you and
+        one partner). Follow the ticket with :meth:`Ticket.follow` or :meth:`Ticket.seat`.
 
         >>> ticket = await player.enqueue("online", ranked=True)  # doctest: +SKIP
         >>> seat = await ticket.seat()                             # doctest: +SKIP
@@ -576,6 +586,27 @@ class Player:
         request = matchmaking_pb2.TicketRequest(ticket_id=ticket_id)
         reply = await self._matchmaking("GetTicket", request, safe=True)
         return Ticket(self, TicketState.from_pb(reply))
+
+    async def invite(self, player_id: str) -> PartyState:
+        """Invite a player to your party (a new one you lead, if you are in none)."""
+        request = matchmaking_pb2.InviteRequest(player_id=player_id)
+        return PartyState.from_pb(await self._matchmaking("InviteToParty", request, safe=True))
+
+    async def accept_party(self, party_id: str = "") -> PartyState:
+        """Accept an invitation: ``party_id``, or "" for your latest one."""
+        request = matchmaking_pb2.PartyRequest(party_id=party_id)
+        return PartyState.from_pb(await self._matchmaking("AcceptParty", request, safe=True))
+
+    async def leave_party(self, party_id: str = "") -> PartyState:
+        """Leave your party (or decline an invitation to ``party_id``); its searching ticket
+        is cancelled."""
+        request = matchmaking_pb2.PartyRequest(party_id=party_id)
+        return PartyState.from_pb(await self._matchmaking("LeaveParty", request, safe=True))
+
+    async def party(self, party_id: str = "") -> PartyState:
+        """Your party now ("" ), or one you are invited to."""
+        request = matchmaking_pb2.PartyRequest(party_id=party_id)
+        return PartyState.from_pb(await self._matchmaking("GetParty", request, safe=True))
 
     async def create_room(
         self,

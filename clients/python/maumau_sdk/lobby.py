@@ -1,5 +1,5 @@
-"""Values of matchmaking, rating and tips: tickets, rooms, leaderboards, profiles, histories and
-hints.
+"""Values of matchmaking, rating and tips: tickets, parties, rooms, leaderboards, profiles,
+histories and hints.
 
 Each is a frozen dataclass of the fields a client reads most, keeping its protobuf message in
 ``pb`` for the rest (see ``protos/maumau/v1/matchmaking.proto`` and ``rating.proto``).
@@ -8,6 +8,7 @@ Each is a frozen dataclass of the fields a client reads most, keeping its protob
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from maumau.rules import Action
 from maumau.rules.reasons import Reason, render_all
@@ -107,6 +108,43 @@ class RoomState:
             your_seat=message.your_seat,
             seat_token=message.seat_token,
             pb=message,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PartyMember:
+    player_id: str
+    name: str
+    expires_in_seconds: float
+    """An invitation's time left (0 for members)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PartyState:
+    """A party: the players who accepted (the leader first) and the open invitations."""
+
+    party_id: str
+    leader_id: str
+    members: tuple[PartyMember, ...]
+    invited: tuple[PartyMember, ...]
+    expires_in_seconds: float
+    """Time until the party is gone unless someone invites, joins, leaves or queues it."""
+
+    @property
+    def member_ids(self) -> tuple[str, ...]:
+        return tuple(m.player_id for m in self.members)
+
+    @classmethod
+    def from_pb(cls, message: matchmaking_pb2.Party) -> PartyState:
+        def members(listed: Any) -> tuple[PartyMember, ...]:
+            return tuple(PartyMember(m.player_id, m.name, m.expires_in_seconds) for m in listed)
+
+        return cls(
+            party_id=message.party_id,
+            leader_id=message.leader_id,
+            members=members(message.members),
+            invited=members(message.invited),
+            expires_in_seconds=message.expires_in_seconds,
         )
 
 

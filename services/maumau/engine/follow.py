@@ -124,6 +124,11 @@ class OpenStreams:
                 del self.by_player[player_id]
 
 
+def _consume_failure(task: asyncio.Task[None]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
 def stream_position(entry_id: str) -> tuple[int, int]:
     """A stream id as numbers, for ordering ("0" is the start).
 
@@ -296,6 +301,8 @@ class FollowHub:
             if self._checker is None or self._checker.done():
                 self._checker = asyncio.create_task(self.check_quiet(), name="follow checks")
             feed.starting = asyncio.create_task(self._start(feed), name="follow feed start")
+            # Its failure reaches the callers waiting; taken here too, in case none is left.
+            feed.starting.add_done_callback(_consume_failure)
         feed.subscribers.add(subscription)
         if feed.starting is None:
             subscription.since = feed.position

@@ -437,6 +437,12 @@ def bot_seat(record: MatchRecord, match: Match) -> int | None:
     return None
 
 
+def walked_away(record: MatchRecord, seat: int) -> bool:
+    """A player of a ranked match whose seat the stand-in bot still plays at the end (handed over
+    after turn timeouts): on the ladder that is leaving, and leaving counts as finishing last."""
+    return record.ranked and bool(record.players[seat]) and bool(record.bots[seat])
+
+
 def match_result(record: MatchRecord, match: Match) -> game_pb2.MatchResult:
     """The finished match as the results stream carries it (the contract: ``MatchResult``)."""
     outcome = match.outcome
@@ -452,7 +458,7 @@ def match_result(record: MatchRecord, match: Match) -> game_pb2.MatchResult:
                 seat=s,
                 player_id=record.players[s],
                 bot_level=wire.bot_level_to_pb(record.bots[s] if not record.players[s] else ""),
-                left=record.left[s],
+                left=record.left[s] or walked_away(record, s),
                 team=match.team_of(s)[0],
                 total=match.totals[s],
                 rounds_won=match.round_wins[s],

@@ -26,6 +26,8 @@ from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 Context = grpc.aio.ServicerContext[Any, Any]
 
 MAX_REQUEST_ID = 128
+RANKED_BY = "matchmaking"
+"""The one service whose token may create ranked matches."""
 
 
 class EngineService(engine_pb2_grpc.EngineServicer):
@@ -96,6 +98,15 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         if request.server_seed and not isinstance(caller, tokens.ServiceClaims):
             # Whoever knows the server seed reads every hand once the nonces are published.
             raise lobby.denied("only a platform service may choose the server seed; leave it empty")
+        if request.ranked and not (
+            isinstance(caller, tokens.ServiceClaims) and caller.service == RANKED_BY
+        ):
+            # The ladder counts only what the matchmaker arranged: opponents a player did not
+            # choose, bots at the level of the table's rating.
+            raise lobby.denied(
+                "ranked matches are made by the matchmaker only: queue with "
+                "Matchmaking.Enqueue(ranked=true) (or create a casual match: ranked=false)"
+            )
         table = lobby.Table(
             ruleset=wire.ruleset_from_pb(request.ruleset),
             seats=request.seats,

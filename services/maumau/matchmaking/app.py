@@ -14,6 +14,7 @@ from maumau.common.players import PlayerDirectory
 from maumau.common.redis_server import pooled
 from maumau.common.server import create_server
 from maumau.matchmaking.notify import Notifier
+from maumau.matchmaking.parties import Parties
 from maumau.matchmaking.queue import TicketQueue
 from maumau.matchmaking.ratings import RatingLookup, redis_ratings
 from maumau.matchmaking.rooms import RoomResults, Rooms
@@ -66,8 +67,17 @@ class MatchmakingApp(Service):
             hooks,
             sweep=self.rooms.sweep,
         )
+        self.parties = Parties(
+            client, settings.party_ttl_seconds, settings.invite_ttl_seconds, settings.party_max
+        )
         service = MatchmakingService(
-            self.queue, self.rooms, self.notifier, PlayerDirectory(client), secret, settings
+            self.queue,
+            self.rooms,
+            self.notifier,
+            PlayerDirectory(client),
+            secret,
+            settings,
+            self.parties,
         )
         self.results = RoomResults(self.rooms, settings.results())
         register = partial(matchmaking_pb2_grpc.add_MatchmakingServicer_to_server, service)

@@ -20,7 +20,7 @@ party of two is one team.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -71,6 +71,12 @@ class Table:
     """(player id, seat) for every player at the table."""
     bot_seats: tuple[int, ...]
     formed_at: float
+
+    @property
+    def rating(self) -> float:
+        """The mean rating of the players at the table."""
+        players = sum(len(t.players) for t in self.tickets)
+        return sum(t.rating * len(t.players) for t in self.tickets) / players
 
     @property
     def spread(self) -> float:
@@ -203,3 +209,24 @@ class _Chain:
             self._next[before] = after
         if after is not None:
             self._prev[after] = before
+
+
+def closest_bot_level(rating: float, bot_ratings: Mapping[str, float], fallback: str) -> str:
+    """The bot level whose rating is closest to a ranked table's ``rating``, so that a table is
+    not filled with bots far weaker (or stronger) than its players; ``fallback`` wins a tie,
+    then the level listed first.
+
+    >>> closest_bot_level(12.0, {"random": -4.0, "heuristic": 9.0, "strong": 20.0}, "strong")
+    'heuristic'
+    >>> closest_bot_level(0.0, {"random": 0.0, "heuristic": 0.0}, "heuristic")
+    'heuristic'
+    """
+    levels = list(bot_ratings)
+    return min(
+        levels,
+        key=lambda level: (
+            abs(bot_ratings[level] - rating),
+            level != fallback,
+            levels.index(level),
+        ),
+    )

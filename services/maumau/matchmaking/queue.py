@@ -28,6 +28,7 @@ import hashlib
 import json
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -298,6 +299,8 @@ class Formation:
     bot_seats: tuple[int, ...]
     commitment: str
     formed_at: float
+    rating: float = 0.0
+    """The mean rating of the table's players (ranked): its bots are chosen by it."""
 
     @classmethod
     def of(cls, table: Table, commitment: str) -> Formation:
@@ -309,6 +312,7 @@ class Formation:
             table.bot_seats,
             commitment,
             table.formed_at,
+            table.rating,
         )
 
     def to_json(self) -> str:
@@ -325,6 +329,7 @@ class Formation:
             tuple(data["bot_seats"]),
             data["commitment"],
             data["formed_at"],
+            data.get("rating", 0.0),
         )
 
     def seated(self, players: tuple[str, ...], match_id: str) -> TicketStatus:
@@ -381,8 +386,16 @@ class TicketQueue:
 
     # ---------------------------------------------------------------- tickets
 
-    async def enqueue(self, queue: QueueInfo, spec: TicketSpec) -> str:
-        """Queue a ticket; LiveTicket when one of its players has a live ticket."""
+    async def enqueue(
+        self,
+        queue: QueueInfo,
+        spec: TicketSpec,
+        consent: Callable[[], Awaitable[None]] | None = None,
+    ) -> str:
+        """Queue a ticket; LiveTicket when one of its players has a live ticket. ``consent``
+        is checked once every player points at the ticket, before it joins the queue: a party
+        member who left the party before then is not queued (one who leaves after finds the
+        ticket as their latest and cancels it)."""
         ticket_id = f"{queue.tag}.{secrets.token_urlsafe(12)}"
         status = TicketStatus(SEARCHING, spec.enqueued_at)
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -404,6 +417,13 @@ class TicketQueue:
                 await self._end(queue, ticket_id, ended)
                 raise LiveTicket(player, live)
             taken.append((player, previous))
+        if consent is not None:
+            try:
+                await consent()
+            except ServiceError:
+                ended = TicketStatus(CANCELLED, time.time(), reason="a party member withdrew")
+                await self._end(queue, ticket_id, ended)
+                raise
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.zadd(queue.key("waiting"), {ticket_id: spec.enqueued_at})
             pipe.zadd(queue.key("expiry"), {ticket_id: spec.expires_at})

@@ -1,10 +1,8 @@
 """Ratings the ranked queue compares: one number per player and preset, higher is stronger.
 
-Until the rating service fills them in, every player has :data:`DEFAULT_RATING`. The rating
-service writes a player's rating ordinal (e.g. OpenSkill's mu - 3 sigma, 0 for a new player) as
-text under ``rating:<preset>:{<player_id>}``, for example ``rating:classic:{a1b2}`` = ``"17.5"``;
-the player id is the key's hash tag, as in the engine's ``player:{id}`` keys. Another source
-plugs in as any :data:`RatingLookup`.
+They are the rating service's ordinals, read from the keys of :mod:`maumau.common.ratings`; a
+player without one has :data:`DEFAULT_RATING`. Another source plugs in as any
+:data:`RatingLookup`.
 """
 
 from __future__ import annotations
@@ -13,14 +11,16 @@ from collections.abc import Awaitable, Callable, Sequence
 
 import redis.asyncio as redis
 
+from maumau.common.ratings import rating_key
+
 DEFAULT_RATING = 0.0
+BOT_PREFIX = "bot:"
+"""A bot level's ratings are kept as the pseudo-player ``bot:<level>``'s (``bot:strong``)."""
+
+__all__ = ["BOT_PREFIX", "DEFAULT_RATING", "RatingLookup", "rating_key", "redis_ratings"]
 
 RatingLookup = Callable[[str, Sequence[str]], Awaitable[list[float]]]
 """(preset, player ids) -> their ratings, in the same order."""
-
-
-def rating_key(preset: str, player_id: str) -> str:
-    return f"rating:{preset}:{{{player_id}}}"
 
 
 def redis_ratings(client: redis.Redis) -> RatingLookup:

@@ -6,7 +6,7 @@ import contextlib
 import functools
 import math
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import grpc
@@ -17,6 +17,7 @@ from maumau.common.errors import ServiceError
 from maumau.common.lifecycle import pause
 from maumau.common.players import PlayerDirectory
 from maumau.matchmaking.notify import Notifier
+from maumau.matchmaking.parties import Parties, PartyRecord
 from maumau.matchmaking.queue import (
     CANCELLED,
     SEARCHING,
@@ -46,6 +47,12 @@ def precondition(message: str) -> ServiceError:
 
 
 @functools.lru_cache(maxsize=256)
+def _party_id(party_id: str) -> str:
+    if len(party_id) > 64:
+        raise invalid("party_id is at most 64 characters ('' for your own party)")
+    return party_id
+
+
 def playable_sizes(ruleset_text: str) -> frozenset[int]:
     """The table sizes a ruleset plays (deck size, preset range, teams)."""
     ruleset = Ruleset.parse(ruleset_text)
@@ -66,7 +73,9 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
         players: PlayerDirectory,
         secret: bytes,
         settings: Settings,
+        parties: Parties,
     ) -> None:
+        self.parties = parties
         self.queue = queue
         self.rooms = rooms
         self.notifier = notifier
@@ -86,7 +95,11 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
         ruleset = wire.ruleset_from_pb(request.ruleset)
         queue = QueueInfo(ruleset.text, request.ranked)
         spec = self._spec(request, ruleset.text, player)
-        ticket_id = await self.queue.enqueue(queue, spec)
+        consent = None
+        if len(spec.players) > 1:
+            consent = functools.partial(self._party_consents, player, spec.players[1:])
+            await consent()
+        ticket_id = await self.queue.enqueue(queue, spec, consent)
         ticket = await self.queue.get(ticket_id)
         assert ticket is not None
         return self._ticket_pb(ticket, player)
@@ -111,8 +124,14 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
             raise invalid("a party member is a player id of 1 to 64 characters")
         if len(party) > max(asked):
             raise invalid(f"a party of {len(party)} does not fit a table of {max(asked)}")
-        if Ruleset.parse(ruleset).teams and len(party) == 3:
+        teams = Ruleset.parse(ruleset).teams
+        if teams and len(party) == 3:
             raise invalid("in a team game a party is one team (2 players) or the table (4)")
+        if request.ranked and len(party) > (2 if teams else 1):
+            raise invalid(
+                "a ranked ticket is one player (in a team game a party of two, one team): "
+                "in ranked the matchmaker alone chooses who plays against whom"
+            )
         if not math.isfinite(request.bots_after_seconds) or request.bots_after_seconds < 0:
             raise invalid("bots_after_seconds must be 0 or more")
         if not math.isfinite(request.max_wait_seconds) or request.max_wait_seconds < 0:
@@ -128,6 +147,26 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
             enqueued_at=now,
             expires_at=now + wait,
         )
+
+    async def _party_consents(self, leader: str, others: Sequence[str]) -> None:
+        """Refuse a ticket naming anyone who has not accepted the leader's invitation."""
+        for other in others:
+            if not await self.players.name(other):
+                raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no player {other!r}")
+        party = await self.parties.of(leader)
+        if party is not None and party.leader != leader:
+            raise ServiceError(
+                grpc.StatusCode.PERMISSION_DENIED, "only the party's leader queues the party"
+            )
+        for other in others:
+            if party is None or other not in party.members:
+                raise ServiceError(
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    f"player {other} has not joined your party: invite them (InviteToParty) "
+                    "and queue them once they accepted (AcceptParty)",
+                )
+        assert party is not None
+        await self.parties.touch(party)
 
     async def _ticket(self, ticket_id: str, player: str) -> Ticket:
         if not ticket_id:
@@ -211,6 +250,66 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
             answer.seat_token = tokens.issue_seat_token(self.secret, status.match_id, seat, player)
             answer.table_seats, answer.bot_seats = status.table_seats, status.bot_seats
         return answer
+
+    # ---------------------------------------------------------------- parties
+
+    async def InviteToParty(
+        self, request: matchmaking_pb2.InviteRequest, context: Context
+    ) -> matchmaking_pb2.Party:
+        player = self._player(context)
+        invited = request.player_id
+        if not invited or len(invited) > 64:
+            raise invalid("player_id is required: a player id of 1 to 64 characters")
+        if not await self.players.name(invited):
+            raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no player {invited!r}")
+        return await self._party_pb(await self.parties.invite(player, invited, time.time()))
+
+    async def AcceptParty(
+        self, request: matchmaking_pb2.PartyRequest, context: Context
+    ) -> matchmaking_pb2.Party:
+        player = self._player(context)
+        party_id = _party_id(request.party_id)
+        return await self._party_pb(await self.parties.accept(player, party_id, time.time()))
+
+    async def LeaveParty(
+        self, request: matchmaking_pb2.PartyRequest, context: Context
+    ) -> matchmaking_pb2.Party:
+        player = self._player(context)
+        party, was_member = await self.parties.leave(player, _party_id(request.party_id))
+        ticket_id = await self.queue.latest(player) if was_member else None
+        ticket = await self.queue.get(ticket_id) if ticket_id else None
+        if ticket is not None and ticket.live and set(ticket.spec.players) & set(party.members):
+            ended = await self.queue.cancel(ticket, f"{player} left the party")
+            if ended.status.state == CANCELLED:
+                TICKETS_ENDED.labels("cancelled").inc()
+                await self.notifier.publish([f"t:{ticket.ticket_id}"])
+        return await self._party_pb(party)
+
+    async def GetParty(
+        self, request: matchmaking_pb2.PartyRequest, context: Context
+    ) -> matchmaking_pb2.Party:
+        player = self._player(context)
+        party_id = _party_id(request.party_id)
+        return await self._party_pb(await self.parties.get(player, party_id, time.time()))
+
+    async def _party_pb(self, party: PartyRecord) -> matchmaking_pb2.Party:
+        now = time.time()
+        invited = party.open_invitations(now)
+        names = {p: await self.players.name(p) for p in [*party.members, *invited]}
+        return matchmaking_pb2.Party(
+            party_id=party.party_id,
+            leader_id=party.leader,
+            members=[
+                matchmaking_pb2.PartyMember(player_id=p, name=names[p]) for p in party.members
+            ],
+            invited=[
+                matchmaking_pb2.PartyMember(
+                    player_id=p, name=names[p], expires_in_seconds=max(0.0, until - now)
+                )
+                for p, until in invited.items()
+            ],
+            expires_in_seconds=await self.parties.ttl_of(party.party_id) if party.members else 0,
+        )
 
     # ---------------------------------------------------------------- rooms
 

@@ -102,6 +102,18 @@ class Settings(RedisSettings, TokenSettings):
     room_ttl_seconds: float = Field(
         24 * 3600.0, gt=0, le=366 * 86400, description="a room nobody touched this long is gone"
     )
+    party_ttl_seconds: float = Field(
+        3600.0,
+        gt=0,
+        le=7 * 86400,
+        description="a party nobody invited to, joined, left or queued this long is gone",
+    )
+    invite_ttl_seconds: float = Field(
+        300.0, gt=0, le=86400, description="how long an invitation to a party stays open"
+    )
+    party_max: int = Field(
+        4, ge=2, le=8, description="players and open invitations a party holds at most"
+    )
     results_consumer: str = Field(
         "",
         description="this replica's name in the `matchmaking` group reading finished matches "

@@ -28,13 +28,14 @@ import prometheus_client
 import redis.asyncio as redis
 
 from maumau.common.lifecycle import pause
-from maumau.matchmaking.forming import Policy, form_tables
+from maumau.matchmaking.forming import Policy, closest_bot_level, form_tables
 from maumau.matchmaking.notify import Notifier
 from maumau.matchmaking.queue import Formation, QueueInfo, TicketQueue
-from maumau.matchmaking.ratings import RatingLookup
+from maumau.matchmaking.ratings import BOT_PREFIX, RatingLookup
 from maumau.matchmaking.settings import Settings
 from maumau.matchmaking.tables import MatchPlan, Tables, new_seed
 from maumau.rules import Ruleset
+from maumau.wire import BOT_LEVELS
 
 log = logging.getLogger(__name__)
 
@@ -187,7 +188,8 @@ class Former:
         if self.hooks.after_claim is not None:
             await self.hooks.after_claim(formation)
         try:
-            match_id = await self.tables.create(self.plan(info, formation), seed)
+            level = await self.bot_level(info, formation)
+            match_id = await self.tables.create(self.plan(info, formation, level), seed)
         except Exception as error:
             log.warning(
                 "creating table %s failed (%r); retried after its lease",
@@ -199,12 +201,21 @@ class Former:
             await self.hooks.after_create(formation, match_id)
         return match_id
 
-    def plan(self, info: QueueInfo, formation: Formation) -> MatchPlan:
+    async def bot_level(self, info: QueueInfo, formation: Formation) -> str:
+        """The bots of a table: in a ranked one the level whose rating is closest to the
+        table's (bot levels are rated as ``bot:<level>``), else the configured level."""
+        if not info.ranked or not formation.bot_seats:
+            return self.settings.bot_level
+        found = await self.ratings(info.preset, [BOT_PREFIX + level for level in BOT_LEVELS])
+        ratings = dict(zip(BOT_LEVELS, found, strict=True))
+        return closest_bot_level(formation.rating, ratings, self.settings.bot_level)
+
+    def plan(self, info: QueueInfo, formation: Formation, bot_level: str) -> MatchPlan:
         return MatchPlan(
             ruleset=info.ruleset,
             seats=formation.seats,
             seating=formation.seating,
-            bots={seat: self.settings.bot_level for seat in formation.bot_seats},
+            bots={seat: bot_level for seat in formation.bot_seats},
             ranked=info.ranked,
             turn_seconds=self.settings.turn_seconds,
         )

@@ -42,7 +42,8 @@ class RatingService(rating_pb2_grpc.RatingServicer):
         recent = _count(request.recent, "recent", default=10, most=100)
         player_id = _player_id(request.player_id)
         state, name = await asyncio.gather(self.store.player(player_id), self._name(player_id))
-        if state is None and (is_bot(player_id) or not name):
+        if state is None if is_bot(player_id) else not name:
+            # A player is known by the player directory alone, whatever results name them.
             raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no player {player_id!r}")
         state = state or Player({})
         ratings = sorted(state.ratings(), key=lambda r: (r.season, r.preset), reverse=True)

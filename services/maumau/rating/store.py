@@ -30,12 +30,15 @@ from typing import Any, cast
 
 import redis.asyncio as redis
 
+from maumau.common.ratings import RATING_KEPT_SECONDS, rating_key
+from maumau.rating.farming import Meeting, kept_ratings, opposing_accounts, recent
 from maumau.rating.ladder import (
     BOT_PREFIX,
     DEFAULT_SKILL,
     Result,
     Skill,
     by_rated_id,
+    current_season,
     places,
     rate,
     soften,
@@ -90,7 +93,11 @@ class PresetState:
     """What is kept about one rated id in one preset, as stored (JSON)::
 
         {"xp": 38, "played": 3, "won": 1, "left": 1,
-         "seasons": {"2025": [mu, sigma, ranked matches played, won]}}
+         "seasons": {"2025": [mu, sigma, ranked matches played, won]},
+         "met": [[finished_at, [player ids met]], ...]}
+
+    ``met`` holds the ranked matches of the last day against other accounts, for the rule
+    against farming (:mod:`maumau.rating.farming`).
 
     ``read`` is the text it was read from ('' for none): the commit compares against it.
     """
@@ -135,6 +142,15 @@ class PresetState:
             _, _, played, wins = data["seasons"].get(season, (0, 0, 0, 0))
             data["seasons"][season] = [rated.mu, rated.sigma, played + 1, wins + won]
 
+    def meetings(self) -> list[Meeting]:
+        """The player's latest ranked matches of this preset: (finished at, accounts met)."""
+        return [(at, met) for at, met in self.data.get("met", [])]
+
+    def meet(self, finished_at: float, accounts: list[str]) -> None:
+        """Remember a ranked match against ``accounts`` (only the window's, bounded)."""
+        if accounts:
+            self.data["met"] = recent([*self.meetings(), (finished_at, accounts)], finished_at)
+
     def dumps(self) -> str:
         return _dumps(self.data)
 
@@ -155,7 +171,8 @@ def apply_result(result: Result, players: dict[str, PresetState]) -> str:
     after: dict[str, Skill] = {}
     if result.ranked:
         before = {rated_id: players[rated_id].prior(season) for rated_id in seats}
-        after = rate(result, before, place)
+        earlier = {rated_id: players[rated_id].meetings() for rated_id in seats}
+        after = kept_ratings(result, place, before, rate(result, before, place), earlier)
     for rated_id, own in seats.items():
         players[rated_id].add_match(
             xp=sum(xp_earned(seat) for seat in own),
@@ -164,6 +181,9 @@ def apply_result(result: Result, players: dict[str, PresetState]) -> str:
             season=season,
             rated=after.get(rated_id),
         )
+        if result.ranked and own[0].player_id:
+            met = opposing_accounts(result, rated_id)
+            players[rated_id].meet(result.finished_at, met)
     rating = {
         "result": result.to_dict(),
         "season": season,
@@ -321,7 +341,31 @@ class RatingStore:
                 *(state.dumps() for state in changed.values()),
             ],
         )
-        return bool(status == b"ok")
+        if status != b"ok":
+            return False
+        await self._publish_ratings(ladders, states)
+        return True
+
+    async def _publish_ratings(
+        self,
+        ladders: dict[tuple[str, str], dict[str, None]],
+        states: dict[tuple[str, str], PresetState],
+    ) -> None:
+        """Write the current season's ordinals the ranked queue compares
+        (:mod:`maumau.common.ratings`). After the commit, not in it: those keys live in the
+        players' own slots; a replica that dies in between leaves them one match behind."""
+        season = current_season()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for (preset, of_season), rated in ladders.items():
+                if of_season != season:
+                    continue
+                for rated_id in rated:
+                    skill = states[(preset, rated_id)].skill(season)
+                    assert skill is not None
+                    pipe.set(
+                        rating_key(preset, rated_id), repr(skill.ordinal), ex=RATING_KEPT_SECONDS
+                    )
+            await pipe.execute()
 
     # ---------------------------------------------------------------- reading
 

@@ -14,7 +14,7 @@ comes from the caller's seat token).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import ClassVar, Final
 
 from .cards import COLOURS, FRENCH_SUITS, Card
 from .errors import BadCardText, BadInput
@@ -46,28 +46,28 @@ class Play:
 class Draw:
     """Draw one card from the draw pile."""
 
-    text = "draw"
+    text: ClassVar[str] = "draw"
 
 
 @dataclass(frozen=True, slots=True)
 class Pass:
     """End the turn after drawing, keeping the drawn card."""
 
-    text = "pass"
+    text: ClassVar[str] = "pass"
 
 
 @dataclass(frozen=True, slots=True)
 class Accept:
     """Take the pending penalty cards, or sit out a pending skip."""
 
-    text = "accept"
+    text: ClassVar[str] = "accept"
 
 
 @dataclass(frozen=True, slots=True)
 class Challenge:
     """Challenge the W+4 just played on this seat."""
 
-    text = "challenge"
+    text: ClassVar[str] = "challenge"
 
 
 @dataclass(frozen=True, slots=True)

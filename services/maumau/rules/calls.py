@@ -8,6 +8,8 @@ the seat holds one card without having pressed it (``declared``).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import turns
 from .events import Called, Caught, Event
 from .kinds import (
@@ -15,7 +17,9 @@ from .kinds import (
     OVER,
     PLAYING,
 )
-from .state import MatchState
+
+if TYPE_CHECKING:
+    from .state import MatchState
 
 
 def owes_last(m: MatchState, seat: int) -> bool:

@@ -15,7 +15,7 @@ from typing import Any, Final, TypeVar
 from .cards import ALL_CARDS, Card
 from .kinds import Outcome, Pending, Phase
 from .ruleset import Ruleset
-from .state import STATE_FIELDS, MatchState, blank
+from .state import STATE_FIELDS, MatchState
 
 VERSION: Final = 1
 
@@ -87,10 +87,9 @@ def encode(state: MatchState) -> bytes:
 def decode(cls: type[S], data: bytes) -> S:
     """The state that :func:`encode` wrote, as an instance of ``cls``."""
     values = json.loads(zlib.decompress(data))
-    state = blank(cls)
-    for name, key, from_json in _DECODED:
-        setattr(state, name, from_json(values[key]))
-    for name, key in _PLAIN_IN:
-        setattr(state, name, values[key])
-    state.variant = state.ruleset.variant
+    decoded = {name: from_json(values[key]) for name, key, from_json in _DECODED}
+    decoded.update((name, values[key]) for name, key in _PLAIN_IN)
+    state = cls(decoded.pop("ruleset"), decoded.pop("seats"), decoded.pop("seed"))
+    for name, value in decoded.items():
+        setattr(state, name, value)
     return state

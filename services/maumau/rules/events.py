@@ -10,6 +10,9 @@ from dataclasses import dataclass, replace
 
 from .cards import Card
 
+# The events of every step (Drew, Played, TurnStarted) write their constructor out: in the compiled
+# core a written method is compiled, while the one a dataclass generates is interpreted.
+
 
 @dataclass(frozen=True, slots=True)
 class RoundStarted:
@@ -20,7 +23,7 @@ class RoundStarted:
     """The seats dealt in (all of them, or only the tied ones in a deciding round)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Drew:
     """``seat`` took ``count`` cards; ``cards`` is empty when redacted for another viewer.
 
@@ -31,15 +34,27 @@ class Drew:
     seat: int
     count: int
     reason: str
-    cards: tuple[Card, ...] = ()
+    cards: tuple[Card, ...]
+
+    def __init__(self, seat: int, count: int, reason: str, cards: tuple[Card, ...] = ()) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "count", count)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "cards", cards)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Played:
     seat: int
     card: Card
     suit: str | None
     call: str | None
+
+    def __init__(self, seat: int, card: Card, suit: str | None, call: str | None) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "card", card)
+        object.__setattr__(self, "suit", suit)
+        object.__setattr__(self, "call", call)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,9 +116,12 @@ class Reshuffled:
     count: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class TurnStarted:
     seat: int
+
+    def __init__(self, seat: int) -> None:
+        object.__setattr__(self, "seat", seat)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ words as before, while code and type checkers see a closed set instead of any st
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
@@ -137,16 +138,17 @@ class Reason(StrEnum):
     it for matches left idle, so the reason is part of the outcome's closed set."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Outcome:
     """How a match ended: ``winners`` (a team's seats in team play) and why."""
 
     winners: tuple[int, ...]
     reason: Reason
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "winners", tuple(self.winners))
-        object.__setattr__(self, "reason", Reason(self.reason))
+    def __init__(self, winners: Iterable[int], reason: Reason | str) -> None:
+        """Any seats and a reason or its text (what the codec and setups hand in)."""
+        object.__setattr__(self, "winners", tuple(winners))
+        object.__setattr__(self, "reason", Reason(reason))
 
 
 # Members as module constants: reading ``Phase.OVER`` goes through the enum class's attribute

@@ -24,7 +24,7 @@ from .actions import (
     Pass,
     Play,
 )
-from .cards import Card
+from .cards import ALL_CARDS, COLOURS, FRENCH_SUITS, Card
 from .errors import BadInput, IllegalAction
 from .kinds import (
     DRAW4_PENDING,
@@ -34,10 +34,10 @@ from .kinds import (
     SKIP_PENDING,
     STARTER_SUIT,
 )
-from .state import MatchState
 
 if TYPE_CHECKING:
     from .match import Match
+    from .state import MatchState
 
 _PENDING_CODES: Final = {
     DRAW_PENDING: "draw_pending",
@@ -211,45 +211,63 @@ def _moves(m: MatchState, seat: int) -> list[Action]:
 
 
 def _add_plays(m: MatchState, seat: int, cards: Iterable[Card], actions: list[Action]) -> bool:
-    """Append the legal plays of ``cards`` to ``actions``; True if there was any."""
+    """Append the legal plays of ``cards`` to ``actions``; True if there was any. Nothing is
+    allocated per card: plays are interned, and a hand is checked for repeated cards only where
+    the deck holds some twice."""
     variant = m.variant
-    wish_ranks = m.ruleset.wish_ranks
+    rules = m.ruleset
+    wish_ranks = rules.wish_ranks
+    suits = rules.suits
     top = m.discard[-1]
     plain_only = not m.pending and m.wished is None
     found = False
-    seen: set[Card] = set()
+    seen: set[Card] | None = None
+    if rules.deck == "colour108" or rules.decks_for(m.seats) > 1:
+        seen = set()
     for card in cards:
-        if card in seen:
-            continue
-        seen.add(card)
-        if plain_only and card.rank not in wish_ranks:
-            if card.suit != top.suit and card.rank != top.rank:
+        if seen is not None:
+            if card in seen:
                 continue
-            options: tuple[bool, ...] = _PLAIN
-        else:
-            options = tuple(w for w in variant.wish_options(card) if refusal(m, card, w) is None)
-        for wishing in options:
+            seen.add(card)
+        plain = plain_only and card.rank not in wish_ranks
+        if plain and card.suit != top.suit and card.rank != top.rank:
+            continue
+        plays = _PLAYS[card.code]
+        for wishing in _PLAIN if plain else variant.wish_options(card):
+            if not plain and refusal(m, card, wishing) is not None:
+                continue
             found = True
             call = variant.due_call(m, seat, card, wishing)
-            for suit in m.ruleset.suits if wishing else _NO_SUIT:
-                actions.append(_play(card, suit, call))
-                if call is not None:
-                    actions.append(_play(card, suit, None))
+            slot = _CALL_SLOTS[call]
+            if wishing:
+                for suit in suits:
+                    by_call = plays[_SUIT_SLOTS[suit]]
+                    actions.append(by_call[slot])
+                    if slot:
+                        actions.append(by_call[0])
+            else:
+                actions.append(plays[0][slot])
+                if slot:
+                    actions.append(plays[0][0])
     return found
 
 
 _PLAIN: Final = (False,)
-_NO_SUIT: Final = (None,)
-_PLAYS: dict[tuple[Card, str | None, str | None], Play] = {}
+_CALL_SLOTS: Final[dict[str | None, int]] = {None: 0, "mau": 1, "maumau": 2, "last": 3}
+_SUIT_SLOTS: Final[dict[str, int]] = {
+    suit: slot for family in (FRENCH_SUITS, COLOURS) for slot, suit in enumerate(family, 1)
+}
 
 
-def _play(card: Card, suit: str | None, call: str | None) -> Play:
-    """The interned Play value: legal action lists are rebuilt on every step of a search."""
-    key = (card, suit, call)
-    play = _PLAYS.get(key)
-    if play is None:
-        play = _PLAYS[key] = Play(card, suit, call)
-    return play
+def _interned_plays(card: Card) -> tuple[tuple[Play, ...], ...]:
+    """Every play of ``card``: by wished suit (none, then its family's four) and by call (none,
+    then :data:`_CALL_SLOTS`); legal action lists are rebuilt on every step of a search."""
+    family = COLOURS if card.is_wild or card.suit in COLOURS else FRENCH_SUITS
+    return tuple(tuple(Play(card, suit, call) for call in _CALL_SLOTS) for suit in (None, *family))
+
+
+_PLAYS: Final = tuple(_interned_plays(card) for card in ALL_CARDS)
+"""The interned plays of every card, by its code."""
 
 
 class LegalActions:

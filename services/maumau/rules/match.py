@@ -56,7 +56,7 @@ from .kinds import (
 from .legal import LegalActions
 from .observer import View, observe
 from .ruleset import Ruleset
-from .state import MatchState, blank
+from .state import MatchState
 
 __all__ = ["LegalActions", "Match", "Outcome", "View"]
 
@@ -179,7 +179,9 @@ class Match(MatchState):
     @classmethod
     def _blank(cls, ruleset: Ruleset, seats: int, seed: str) -> Match:
         ruleset.check_seats(seats)
-        return cls(ruleset, seats, seed)
+        match = cls(ruleset, seats, seed)
+        match.clear()
+        return match
 
     # ------------------------------------------------------------------ inspection
 
@@ -204,7 +206,7 @@ class Match(MatchState):
         return observe(self, seat)
 
     def copy(self) -> Match:
-        other = blank(type(self))
+        other = Match(self.ruleset, self.seats, self.seed)
         self.copy_state(other)
         return other
 

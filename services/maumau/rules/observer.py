@@ -8,12 +8,15 @@ read another's cards from what it receives.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from . import legal
 from .actions import Action
 from .cards import Card
 from .kinds import Outcome
-from .state import MatchState
+
+if TYPE_CHECKING:
+    from .state import MatchState
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,11 +7,13 @@ The variants pick from these pieces (see :mod:`.variants`); none of them changes
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from .cards import Card
 from .kinds import Outcome, Reason, Scoring
-from .state import MatchState
+
+if TYPE_CHECKING:
+    from .state import MatchState
 
 _CLASSIC_POINTS: Final = {"A": 10, "K": 10, "Q": 10, "J": 10}
 _OSTFRIESLAND_POINTS: Final = {

@@ -1,41 +1,31 @@
-"""The state of a match, each field declared once: copying, comparing and the byte codec all
-follow from the declarations below, so a new field needs no edits anywhere else.
+"""The state of a match, each field declared once: comparing and the byte codec follow from the
+declarations below; copying, the hot path of search, is written out (and tested to cover every
+field).
 
-A field's ``metadata`` names how it is copied (:data:`SHARED` values are immutable and shared by
-copies, the others are copied one level or two deep) and how it is written to bytes (its key and
-codec, see :mod:`.codec`). The rules modules work on this class; :class:`.match.Match` adds the
-public face.
+A field's ``metadata`` names how it is written to bytes (its key and codec, see :mod:`.codec`).
+The rules modules work on this class; :class:`.match.Match` adds the public face. The modules
+are compiled to C where a compiler is at hand (see the package docstring), so the types declared
+here are checked at run time there.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Final, TypeVar
+from typing import Final
 
 from .cards import Card
 from .kinds import NO_PENDING, PLAYING, Outcome, Pending, Phase
-
-if TYPE_CHECKING:
-    from .ruleset import Ruleset
-    from .variants import Variant
-
-SHARED: Final = "shared"
-"""Immutable (numbers, text, enums, cards, outcomes): a copy shares it."""
-LIST: Final = "list"
-"""A list of immutable items: a copy gets its own list."""
-NESTED: Final = "nested"
-"""A list of lists (the hands): a copy gets its own lists."""
-DICT: Final = "dict"
-"""A dict with immutable keys and values: a copy gets its own dict."""
+from .ruleset import Ruleset
+from .variants import Variant
 
 PLAIN: Final = "plain"
 """Written to bytes as it is (JSON numbers, text, booleans and lists of them)."""
 
 
-def _state(copy: str = SHARED, *, codec: str = PLAIN, key: str = "") -> dict[str, str]:
-    """A state field's metadata: how it is copied, and its codec and key in the bytes (``key``
-    defaults to the field's name; codec '' keeps the field out of the bytes)."""
-    return {"copy": copy, "codec": codec, "key": key}
+def _state(*, codec: str = PLAIN, key: str = "") -> dict[str, str]:
+    """A state field's metadata: its codec and key in the bytes (``key`` defaults to the field's
+    name; codec '' keeps the field out of the bytes)."""
+    return {"codec": codec, "key": key}
 
 
 @dataclass(slots=True, init=False, repr=False)
@@ -50,20 +40,20 @@ class MatchState:
     """The seed every shuffle of this match derives from: same seed and actions, same match."""
     round: int = field(metadata=_state())
     dealer: int = field(metadata=_state())
-    totals: list[int] = field(metadata=_state(LIST))
+    totals: list[int] = field(metadata=_state())
     """Match totals per seat: penalty points, rounds won or collected points by the scoring."""
-    round_wins: list[int] = field(metadata=_state(LIST))
-    maumaus: list[int] = field(metadata=_state(LIST))
+    round_wins: list[int] = field(metadata=_state())
+    maumaus: list[int] = field(metadata=_state())
     """East-Frisian Mau-Mau finishes per seat: the first tie-break."""
-    specials: list[int] = field(metadata=_state(LIST))
+    specials: list[int] = field(metadata=_state())
     """Penalty special cards played per seat (7s, draw-2s, draw-4s), for experience points."""
-    in_round: list[bool] = field(metadata=_state(LIST))
+    in_round: list[bool] = field(metadata=_state())
     """The seats dealt in: all of them, or only the tied ones in a deciding round."""
     deciding: bool = field(metadata=_state())
-    hands: list[list[Card]] = field(metadata=_state(NESTED, codec="hands"))
-    draw_pile: list[Card] = field(metadata=_state(LIST, codec="cards", key="draw"))
+    hands: list[list[Card]] = field(metadata=_state(codec="hands"))
+    draw_pile: list[Card] = field(metadata=_state(codec="cards", key="draw"))
     """The draw pile; its top card is the last element."""
-    discard: list[Card] = field(metadata=_state(LIST, codec="cards", key="disc"))
+    discard: list[Card] = field(metadata=_state(codec="cards", key="disc"))
     """The discard pile; its top card is the last element."""
     turn: int = field(metadata=_state())
     turn_no: int = field(metadata=_state())
@@ -85,9 +75,9 @@ class MatchState:
     phase: Phase = field(metadata=_state(codec="phase"))
     chooser: int = field(metadata=_state())
     """The seat naming the starter's suit in phase 'starter_suit', else -1."""
-    missed: dict[int, tuple[str, int]] = field(metadata=_state(DICT, codec="missed"))
+    missed: dict[int, tuple[str, int]] = field(metadata=_state(codec="missed"))
     """Seats that missed a call: seat -> (the call, the turn number whose end closes the window)."""
-    declared: list[bool] = field(metadata=_state(LIST))
+    declared: list[bool] = field(metadata=_state())
     """Seats that pressed 'last' and have not drawn since."""
     out_seat: int | None = field(metadata=_state())
     """The first seat that went out without its finishing call: it wins if not caught in time."""
@@ -95,8 +85,13 @@ class MatchState:
     outcome: Outcome | None = field(metadata=_state(codec="outcome"))
 
     def __init__(self, ruleset: Ruleset, seats: int, seed: str) -> None:
-        """A match before its first deal: no cards anywhere, every count at zero."""
+        """A match with only its ruleset, seats and seed set: :meth:`clear` readies it for a
+        first deal, :meth:`copy_state` and the codec fill in every other field."""
         self.ruleset, self.variant, self.seats, self.seed = ruleset, ruleset.variant, seats, seed
+
+    def clear(self) -> None:
+        """A match before its first deal: no cards anywhere, every count at zero."""
+        seats = self.seats
         self.round, self.dealer, self.turn, self.turn_no = 1, 0, 0, 0
         self.totals, self.round_wins = [0] * seats, [0] * seats
         self.maumaus, self.specials = [0] * seats, [0] * seats
@@ -124,29 +119,30 @@ class MatchState:
         self.reshuffles = 0
 
     def copy_state(self, other: MatchState) -> None:
-        """Make ``other`` an independent copy of this state."""
-        for name in _SHARED_FIELDS:
-            setattr(other, name, getattr(self, name))
-        for name in _LIST_FIELDS:
-            setattr(other, name, list(getattr(self, name)))
-        for name in _NESTED_FIELDS:
-            setattr(other, name, [list(inner) for inner in getattr(self, name)])
-        for name in _DICT_FIELDS:
-            setattr(other, name, dict(getattr(self, name)))
+        """Make ``other`` (of the same ruleset, seats and seed) an independent copy of this state.
 
-
-S = TypeVar("S", bound=MatchState)
-
-
-def blank(cls: type[S]) -> S:
-    """An instance with no field set yet, for :meth:`MatchState.copy_state` and the codec to fill
-    in: it skips the constructor's work, which copying and decoding would overwrite at once."""
-    return cls.__new__(cls)
+        Written out field by field, as search copies a state at every step: immutable values are
+        shared, lists and dicts copied (the hands two deep). ``tests/rules`` checks that every
+        declared field is copied and no list or dict is shared."""
+        other.round, other.dealer, other.turn, other.turn_no = (
+            self.round,
+            self.dealer,
+            self.turn,
+            self.turn_no,
+        )
+        other.totals, other.round_wins = self.totals[:], self.round_wins[:]
+        other.maumaus, other.specials = self.maumaus[:], self.specials[:]
+        other.in_round, other.deciding = self.in_round[:], self.deciding
+        other.hands = [hand[:] for hand in self.hands]
+        other.draw_pile, other.discard = self.draw_pile[:], self.discard[:]
+        other.direction, other.wished, other.wish_jack = self.direction, self.wished, self.wish_jack
+        other.pending, other.pending_count = self.pending, self.pending_count
+        other.pending_optional, other.chain = self.pending_optional, self.chain
+        other.bluff, other.bluffer, other.drawn = self.bluff, self.bluffer, self.drawn
+        other.phase, other.chooser, other.missed = self.phase, self.chooser, dict(self.missed)
+        other.declared, other.out_seat = self.declared[:], self.out_seat
+        other.reshuffles, other.outcome = self.reshuffles, self.outcome
 
 
 STATE_FIELDS: Final = fields(MatchState)
 """The declarations, in order; the codec reads its keys and kinds from here."""
-_SHARED_FIELDS: Final = tuple(f.name for f in STATE_FIELDS if f.metadata["copy"] == SHARED)
-_LIST_FIELDS: Final = tuple(f.name for f in STATE_FIELDS if f.metadata["copy"] == LIST)
-_NESTED_FIELDS: Final = tuple(f.name for f in STATE_FIELDS if f.metadata["copy"] == NESTED)
-_DICT_FIELDS: Final = tuple(f.name for f in STATE_FIELDS if f.metadata["copy"] == DICT)

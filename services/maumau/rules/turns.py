@@ -8,6 +8,7 @@ between presets is asked of the variant (``m.variant``).
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING
 
 from . import legal, scoring
 from .actions import Play
@@ -37,7 +38,9 @@ from .kinds import (
     Outcome,
     Reason,
 )
-from .state import MatchState
+
+if TYPE_CHECKING:
+    from .state import MatchState
 
 
 def pass_turn(m: MatchState, seat: int, events: list[Event]) -> None:

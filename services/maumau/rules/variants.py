@@ -37,10 +37,10 @@ from .kinds import (
     Scoring,
     Starter,
 )
-from .state import MatchState
 
 if TYPE_CHECKING:
     from .ruleset import Ruleset
+    from .state import MatchState
 
 _NO_WISH: Final = (False,)
 _WISH: Final = (True,)

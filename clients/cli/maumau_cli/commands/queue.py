@@ -2,6 +2,7 @@
 
 maumau queue --rules online --ranked
 maumau queue --rules classic --seats 2 --seats 3 --no-bots
+maumau queue --rules classic --party     # with the members of your party (maumau party)
 """
 
 from __future__ import annotations
@@ -41,6 +42,11 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="a table size you accept (repeatable; default: every size the rules play)",
     )
     parser.add_argument(
+        "--party",
+        action="store_true",
+        help="sit with the members of the party you lead who accepted (see maumau party)",
+    )
+    parser.add_argument(
         "--no-bots", action="store_true", help="wait for people only; no bots fill the table"
     )
     parser.add_argument(
@@ -64,11 +70,15 @@ async def run(args: argparse.Namespace) -> int:
     async def session() -> int:
         async with connect(args) as platform:
             player = await me(platform, args.name)
+            party: tuple[str, ...] = ()
+            if args.party:
+                party = (await player.party()).member_ids[1:]
             ticket = await player.enqueue(
                 args.rules,
                 options=options,
                 seat_counts=args.seats,
                 ranked=args.ranked,
+                party=party,
                 allow_bots=not args.no_bots,
                 bots_after_seconds=args.bots_after,
             )
