@@ -12,8 +12,10 @@ starts with SIGINT blocked), so the shutdown order is this module's: services fi
 in-flight calls while Redis still answers, and Redis writes its append-only file last.
 
 Environment: everything the services read (see README), plus MAUMAU_REDIS_PORT for the embedded
-redis-server (default: a free port). Without MAUMAU_TOKEN_SECRET a random secret is kept in
-``$MAUMAU_DATA_DIR/token-secret``, so tokens stay valid across restarts of the same data folder.
+redis-server (default: a free port); MAUMAU_REDIS_CLUSTER=1 (``make run CLUSTER=1``) starts a local
+Redis Cluster of six nodes in ``$MAUMAU_DATA_DIR/redis-cluster`` instead. Without
+MAUMAU_TOKEN_SECRET a random secret is kept in ``$MAUMAU_DATA_DIR/token-secret``, so tokens stay
+valid across restarts of the same data folder.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from maumau.bots.settings import Settings as BotsSettings
 from maumau.common.config import ConfigError, RedisConfig, ServiceConfig
+from maumau.common.redis_cluster import LocalCluster
 from maumau.common.redis_server import EmbeddedRedis
 from maumau.common.settings import RedisSettings, ServiceSettings, TokenSettings, load_settings
 from maumau.engine.settings import Settings as EngineSettings
@@ -172,8 +175,9 @@ def token_secret(data_dir: Path) -> str:
     return secret
 
 
-def start_redis(config: RedisConfig) -> tuple[str, EmbeddedRedis | None]:
-    """The URL of the Redis to use, and the embedded server started for it (None: REDIS_URL)."""
+def start_redis(config: RedisConfig) -> tuple[str, EmbeddedRedis | LocalCluster | None]:
+    """The URL of the Redis to use, and the embedded server (or local cluster, with
+    MAUMAU_REDIS_CLUSTER) started for it (None: REDIS_URL)."""
     if config.url is not None:
         try:
             with redis.Redis.from_url(config.url, socket_timeout=3) as client:
@@ -184,9 +188,15 @@ def start_redis(config: RedisConfig) -> tuple[str, EmbeddedRedis | None]:
     text = os.environ.get("MAUMAU_REDIS_PORT", "").strip()
     if text and not (text.isdigit() and 0 < int(text) < 65536):
         raise Failure(f"MAUMAU_REDIS_PORT={text!r}: expected a port from 1 to 65535")
-    embedded = EmbeddedRedis(
-        config.data_dir / "redis", port=int(text) if text else None, appendfsync=config.appendfsync
-    )
+    embedded: EmbeddedRedis | LocalCluster
+    if config.cluster:
+        embedded = LocalCluster(config.data_dir / "redis-cluster", appendfsync=config.appendfsync)
+    else:
+        embedded = EmbeddedRedis(
+            config.data_dir / "redis",
+            port=int(text) if text else None,
+            appendfsync=config.appendfsync,
+        )
     # Blocked here, SIGINT stays blocked in redis-server: a Ctrl-C reaches this process only.
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
@@ -275,13 +285,15 @@ def stop_services(running: list[Running], stop: StopSignals) -> None:
             say(f"{name} exited with status {process.returncode}")
 
 
-def stop_redis(embedded: EmbeddedRedis) -> None:
+def stop_redis(embedded: EmbeddedRedis | LocalCluster) -> None:
     if embedded.running:
         embedded.stop()  # SHUTDOWN: the append-only file is written before the process exits
         say("redis-server stopped")
 
 
-def banner(running: list[Running], redis_url: str, embedded: EmbeddedRedis | None) -> str:
+def banner(
+    running: list[Running], redis_url: str, embedded: EmbeddedRedis | LocalCluster | None
+) -> str:
     lines = ["", "Mau-Mau platform is running.", ""]
     for item in running:
         metrics = f"http://{connect_host(item.config.host)}:{item.config.metrics_port}/metrics"
@@ -291,6 +303,8 @@ def banner(running: list[Running], redis_url: str, embedded: EmbeddedRedis | Non
             f"   ({', '.join(item.service.serves)})"
         )
     where = f", files in {embedded.data_dir}/ (append-only)" if embedded else " (REDIS_URL)"
+    if isinstance(embedded, LocalCluster):
+        where = f", a local cluster of {len(embedded.nodes)} nodes{where}"
     lines += [f"  {'redis':12} {redacted(redis_url)}{where}", ""]
     web = next((item.address for item in running if item.service.web), None)
     if web is not None:
@@ -321,7 +335,9 @@ def say(message: str) -> None:
     print(f"maumau.run: {message}", file=sys.stderr, flush=True)
 
 
-def watch(running: list[Running], embedded: EmbeddedRedis | None, stop: StopSignals) -> None:
+def watch(
+    running: list[Running], embedded: EmbeddedRedis | LocalCluster | None, stop: StopSignals
+) -> None:
     """Return when a stop is requested; fail when a child dies on its own."""
     while not stop.requested:
         for item in running:
@@ -329,9 +345,7 @@ def watch(running: list[Running], embedded: EmbeddedRedis | None, stop: StopSign
             if code is not None:
                 raise Failure(f"{item.service.name} exited unexpectedly with status {code}")
         if embedded is not None and not embedded.running:
-            raise Failure(
-                f"redis-server exited unexpectedly; see {embedded.data_dir / 'redis.log'}"
-            )
+            raise Failure(f"redis-server exited unexpectedly; see redis.log in {embedded.data_dir}")
         stop.wait(0.2)
 
 
@@ -343,7 +357,7 @@ def run(stop: StopSignals) -> int:
         say(str(error))
         return 2
     running: list[Running] = []
-    embedded: EmbeddedRedis | None = None
+    embedded: EmbeddedRedis | LocalCluster | None = None
     try:
         with exclusive(redis_config.data_dir):
             try:

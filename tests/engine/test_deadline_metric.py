@@ -11,7 +11,7 @@ import redis.asyncio
 
 from maumau.common.redis_server import EmbeddedRedis
 from maumau.engine.matches import EngineSettings
-from maumau.engine.store import DEADLINES
+from maumau.engine.store import MatchStore
 from tests.support.engine import start_engine, stop_engine
 
 BATCH = 20  # deadlines one step of the loop claims
@@ -28,7 +28,9 @@ async def test_a_backlog_of_due_deadlines_is_reported_until_it_is_worked_off(
     with EmbeddedRedis(tmp_path / "redis") as server:
         client = redis.asyncio.Redis.from_url(server.url)
         late = time.time() - 120
-        await client.zadd(DEADLINES, {f"gone-{n}": late + n for n in range(BATCH + 5)})
+        store = MatchStore(client)
+        for n in range(BATCH + 5):
+            await store.set_deadline(f"gone-{n}", late + n)
         app, engine_client = await start_engine(server.url, EngineSettings())
         try:
             deadline = time.monotonic() + 10

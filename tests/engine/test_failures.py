@@ -21,7 +21,7 @@ import redis.asyncio
 from maumau import fairness, wire
 from maumau.common.redis_server import EmbeddedRedis, free_port
 from maumau.engine.matches import due_seat
-from maumau.engine.store import DEADLINES, MatchStore
+from maumau.engine.store import MatchStore
 from maumau.rules import DRAW, Match, Ruleset
 from maumau.v1 import engine_pb2, game_pb2
 from tests.support.engine import (
@@ -182,7 +182,7 @@ async def test_a_replica_killed_mid_match_leaves_the_match_and_its_bot_to_anothe
                     break
             trap.release()  # the process was quicker than the trap: try at a later turn
 
-        claimed_until = await direct.zscore(DEADLINES, match_id)
+        claimed_until = await MatchStore(direct).deadline(match_id)
         assert claimed_until is not None and claimed_until >= armed_at + LEASE - 0.05
         process.kill()  # SIGKILL: the claimed bot move dies with the process
         process.wait(timeout=10)

@@ -9,7 +9,7 @@ import pytest
 import redis.asyncio
 
 from maumau.common.redis_server import EmbeddedRedis
-from maumau.engine.store import DEADLINES, MatchRecord, MatchStore
+from maumau.engine.store import MatchRecord, MatchStore
 
 
 @pytest.fixture
@@ -33,10 +33,10 @@ async def test_a_commit_sets_its_deadline_only_earlier_and_survives_a_flushed_sc
     await store.redis.script_flush()
     later = await store.commit(new.match_id, 1, new, b"s2", [b"e2"], deadline=200.0)
     assert later.status == "ok" and later.version == 2
-    assert await store.redis.zscore(DEADLINES, new.match_id) == 100.0
+    assert await store.deadline(new.match_id) == 100.0
     stale = await store.commit(new.match_id, 1, new, b"s3", [], deadline=50.0)
     assert stale.status == "conflict"
     loaded = await store.load(new.match_id)
     assert loaded is not None and loaded.state == b"s2" and loaded.version == 2
     assert [data for _, data in await store.read_events(new.match_id, "0", None)] == [b"e1", b"e2"]
-    await store.redis.zrem(DEADLINES, new.match_id)
+    await store.clear_deadline(new.match_id)

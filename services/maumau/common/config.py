@@ -48,3 +48,8 @@ class RedisConfig:
     url: str | None
     data_dir: Path
     appendfsync: str = "everysec"
+    cluster: bool = False
+    """Start a local Redis Cluster rather than one server (``make run`` without a URL)."""
+    min_replicas: int | None = None
+    """Replicas that confirm an acknowledged write; None: 1 on a cluster with replicas."""
+    wait_ms: int = 1000

@@ -14,7 +14,9 @@ from typing import Any, NoReturn, Protocol, runtime_checkable
 
 import grpc
 import redis
+from redis import exceptions
 
+from maumau.common.redis_client import ReplicationShortfall
 from maumau.common.tokens import TokenError
 from maumau.rules.errors import BadInput
 
@@ -63,6 +65,21 @@ class ServiceError(Exception):
         self.status = status
 
 
+STORE_UNAVAILABLE = (
+    redis.ConnectionError,
+    redis.TimeoutError,
+    ReplicationShortfall,
+    # A Redis Cluster between a master's failure and its replica's promotion.
+    exceptions.ClusterError,
+    exceptions.ClusterDownError,
+    exceptions.TryAgainError,
+    exceptions.AskError,
+    exceptions.SlotNotCoveredError,
+    exceptions.ReadOnlyError,
+)
+"""Errors of a store that cannot answer for a moment: the caller retries (same request id)."""
+
+
 class Exhausted(ServiceError):
     """A caller went past a limit (open streams, a rate): RESOURCE_EXHAUSTED, with how long to
     wait before trying again in the `retry-after-ms` trailer."""
@@ -76,7 +93,7 @@ def status_for(error: BaseException) -> grpc.StatusCode | None:
     """The status an error maps to, or None when it is a fault the server did not expect."""
     if isinstance(error, ServiceError):
         return error.status
-    if isinstance(error, redis.ConnectionError | redis.TimeoutError):
+    if isinstance(error, STORE_UNAVAILABLE):
         return grpc.StatusCode.UNAVAILABLE
     if isinstance(error, TokenError):
         return grpc.StatusCode.UNAUTHENTICATED
@@ -95,7 +112,11 @@ async def abort_for(context: grpc.aio.ServicerContext[Any, Any], error: BaseExce
     if isinstance(error, RuleViolation):
         await abort(context, status, error.message, error_code=error.code, params=error.params)
     if status == grpc.StatusCode.UNAVAILABLE:
-        message = "the match store is unreachable for a moment: retry with the same request id"
+        message = (
+            "the match store cannot confirm this for a moment: retry with the same request id"
+            if isinstance(error, ReplicationShortfall)
+            else "the match store is unreachable for a moment: retry with the same request id"
+        )
         await abort(context, status, message)
     if isinstance(error, Exhausted):
         await abort(context, status, str(error), retry_after_seconds=error.retry_after_seconds)

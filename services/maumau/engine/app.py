@@ -12,6 +12,7 @@ import redis.asyncio as redis
 from maumau.common.config import ServiceConfig
 from maumau.common.lifecycle import Service, pause
 from maumau.common.players import PlayerDirectory
+from maumau.common.redis_client import Durability, is_cluster, keyed_probe
 from maumau.common.redis_server import pooled, reconnecting
 from maumau.common.server import create_server
 from maumau.engine.follow import FollowHub, OpenStreams
@@ -19,7 +20,7 @@ from maumau.engine.matches import DEADLINE_OVERDUE, MATCHES_ACTIVE, EngineSettin
 from maumau.engine.players import PlayersService
 from maumau.engine.service import EngineService
 from maumau.engine.settings import Settings
-from maumau.engine.store import MatchStore, Status
+from maumau.engine.store import ACTIVE, RESULTS, MatchStore, Status
 from maumau.v1 import engine_pb2_grpc, players_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -55,11 +56,11 @@ class EngineApp(Service):
         background = pooled(client, DEADLINE_CONNECTIONS, CALL_WAIT_SECONDS)
         health = pooled(client, 1, CALL_WAIT_SECONDS)
         self.clients = (calls, readers, background, health)
-        self.matches = Matches(MatchStore(calls), settings)
-        self.deadlines = Matches(MatchStore(background), settings)
-        self.hub = FollowHub(
-            calls, readers, self._live, settings.follow_queue_events, FOLLOW_LANE_SIZE
-        )
+        self.matches = Matches(self._store(calls, settings), settings)
+        self.deadlines = Matches(self._store(background, settings), settings)
+        # A lane's one XREAD must name keys of one Cluster slot: on a cluster, a lane per match.
+        lane_size = 1 if is_cluster(client) else FOLLOW_LANE_SIZE
+        self.hub = FollowHub(calls, readers, self._live, settings.follow_queue_events, lane_size)
         streams = OpenStreams(settings.follow_streams_per_player, settings.max_follow_streams)
         directory = PlayerDirectory(calls)
         engine = EngineService(self.matches, secret, directory, self.hub, streams)
@@ -72,7 +73,7 @@ class EngineApp(Service):
                 ),
             },
             config,
-            health.ping,
+            keyed_probe(health, lambda: [*self.matches.store.deadline_keys, RESULTS, ACTIVE]),
         )
         self.poll_seconds = poll_seconds
         super().__init__(server, {"deadlines": self.run_deadlines})
@@ -109,6 +110,11 @@ class EngineApp(Service):
             if not due:
                 await pause(stopping, wait)
 
+    @staticmethod
+    def _store(client: redis.Redis, settings: EngineSettings) -> MatchStore:
+        durability = Durability(client, settings.min_replicas, settings.wait_ms)
+        return MatchStore(client, durability, settings.shards)
+
     async def _live(self, match_id: str) -> bool:
         stored = await self.matches.store.load(match_id)
         return stored is not None and stored.record.status != Status.OVER
@@ -117,7 +123,7 @@ class EngineApp(Service):
         await self.hub.close()
         for matches in (self.matches, self.deadlines):
             await matches.bots.close()
-        for client in self.clients:
+        for client in dict.fromkeys(self.clients):  # on a cluster, one client serves all
             await client.aclose()
 
 

@@ -20,6 +20,7 @@ from google.protobuf.message import Message
 
 from maumau import wire
 from maumau.common.errors import ServiceError
+from maumau.common.redis_client import DEFAULT_SHARDS
 from maumau.engine import lobby
 from maumau.engine.bots import BotPlayers
 from maumau.engine.store import Committed, MatchRecord, MatchStore, Status, Stored
@@ -60,6 +61,12 @@ class EngineSettings:
     bot_addresses: dict[str, str] = field(default_factory=dict)
     """Bots service per level ('' for every level); none: the engine runs the policies itself."""
     bot_budget_ms: int = 200
+    min_replicas: int | None = None
+    """Replicas that confirm each commit before it is acknowledged (None: the store's default,
+    see ``maumau.common.redis_client.Durability``)."""
+    wait_ms: int = 1000
+    shards: int = DEFAULT_SHARDS
+    """Shards of the deadlines (``MAUMAU_REDIS_SHARDS``)."""
     redis_connections: int = 100
     """Connections to Redis for calls; the deadline loop, health and the follow readers have
     their own."""

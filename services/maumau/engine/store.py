@@ -9,9 +9,11 @@ slot and the move script touches one slot only:
 - ``match:{id}:answered`` list: the request keys kept, oldest first
 - ``match:{id}:published`` set once the result went to the results stream
 
-Global keys: ``engine:deadlines`` (sorted set: match id -> due time), the results stream (its
-name and entries are the ``MatchResult`` contract in game.proto), ``engine:active`` (set of
-matches being played), ``player:{id}:matches`` (sorted set, newest last).
+Global keys: ``engine:deadlines:{n}`` (sorted sets: match id -> due time, one per shard ``n``
+of ``MAUMAU_REDIS_SHARDS``, the match's shard by :func:`shard_of`; every replica claims from
+every shard), the results stream (its name and entries are the ``MatchResult`` contract in
+game.proto), ``engine:active`` (set of matches being played), ``player:{id}:matches`` (sorted
+set, newest last).
 """
 
 from __future__ import annotations
@@ -24,10 +26,12 @@ from typing import Any, Literal, cast
 import redis.asyncio as redis
 from redis.exceptions import NoScriptError
 
+from maumau.common.redis_client import DEFAULT_SHARDS, Durability, queue_script, shard_of
 from maumau.common.results import RESULTS_STREAM, result_entry
 from maumau.v1 import game_pb2
 
 DEADLINES = "engine:deadlines"
+"""The prefix of the deadline shards: ``engine:deadlines:{n}``."""
 RESULTS = RESULTS_STREAM
 ACTIVE = "engine:active"
 
@@ -153,11 +157,23 @@ def match_key(match_id: str) -> str:
     return f"match:{{{match_id}}}"
 
 
+def deadlines_key(shard: int) -> str:
+    return f"{DEADLINES}:{{{shard}}}"
+
+
 class MatchStore:
     """Reads and atomic writes of matches in Redis; every replica uses one of these."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(
+        self,
+        client: redis.Redis,
+        durability: Durability | None = None,
+        shards: int = DEFAULT_SHARDS,
+    ) -> None:
         self.redis = client
+        self.durability = durability or Durability(client)
+        self.shards = shards
+        self.deadline_keys = [deadlines_key(shard) for shard in range(shards)]
         self._commit = client.register_script(_COMMIT)
         self._claim = client.register_script(_CLAIM)
 
@@ -210,7 +226,7 @@ class MatchStore:
             *events,
         ]
         if deadline is None:
-            reply = await self._commit(keys=keys, args=args)
+            reply = await self.durability.run_script(self._commit, keys, args)
         else:
             reply = await self._commit_after_deadline(match_id, deadline, keys, args)
         status = reply[0].decode()
@@ -223,17 +239,21 @@ class MatchStore:
     async def _commit_after_deadline(
         self, match_id: str, deadline: float, keys: list[str], args: list[str | bytes]
     ) -> Any:
+        durable = self.durability.min_replicas > 0
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zadd(DEADLINES, {match_id: deadline}, lt=True)
-            # evalsha, not the Script object: a pipeline would ask SCRIPT EXISTS every time.
-            pipe.evalsha(self._commit.sha, len(keys), *keys, *args)
-            deadline_set, reply = await pipe.execute(raise_on_error=False)
+            pipe.zadd(self.deadlines_of(match_id), {match_id: deadline}, lt=True)
+            queue_script(pipe, self._commit, keys, args)
+            if durable:
+                self.durability.wait_after(pipe, keys[0])
+            deadline_set, reply, *confirmed = await pipe.execute(raise_on_error=False)
         if isinstance(deadline_set, Exception):
             raise deadline_set
         if isinstance(reply, NoScriptError):  # Redis restarted: the script is loaded again
-            return await self._commit(keys=keys, args=args)
+            return await self.durability.run_script(self._commit, keys, args)
         if isinstance(reply, Exception):
             raise reply
+        if durable:
+            self.durability.check(confirmed[0])
         return reply
 
     async def read_events(
@@ -250,16 +270,39 @@ class MatchStore:
             return []
         return [(entry_id.decode(), fields[b"e"]) for entry_id, fields in reply[0][1]]
 
+    def deadlines_of(self, match_id: str) -> str:
+        """The deadline shard of a match."""
+        return self.deadline_keys[shard_of(match_id, self.shards)]
+
     async def set_deadline(self, match_id: str, due: float, only_earlier: bool = False) -> None:
         """Set the match's deadline; ``only_earlier`` leaves a sooner one in place."""
-        await self.redis.zadd(DEADLINES, {match_id: due}, lt=only_earlier)
+        await self.redis.zadd(self.deadlines_of(match_id), {match_id: due}, lt=only_earlier)
 
     async def clear_deadline(self, match_id: str) -> None:
-        await self.redis.zrem(DEADLINES, match_id)
+        await self.redis.zrem(self.deadlines_of(match_id), match_id)
+
+    async def deadline(self, match_id: str) -> float | None:
+        """When the match is due (or its claim's lease ends); None: no deadline."""
+        due: float | None = await self.redis.zscore(self.deadlines_of(match_id), match_id)
+        return due
 
     async def claim_due(self, now: float, lease_seconds: float, limit: int) -> list[str]:
-        due: list[bytes] = await self._claim(keys=[DEADLINES], args=[now, lease_seconds, limit])
-        return [member.decode() for member in due]
+        """Claim up to ``limit`` due deadlines, a share from every shard, in one round trip
+        (on a cluster, one per node)."""
+        each = -(-limit // self.shards)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key in self.deadline_keys:
+                queue_script(pipe, self._claim, [key], [now, lease_seconds, each])
+            replies = await pipe.execute(raise_on_error=False)
+        due: list[str] = []
+        for reply in replies:
+            if isinstance(reply, NoScriptError):  # Redis restarted: claim again next time
+                await self.redis.script_load(_CLAIM)
+            elif isinstance(reply, Exception):
+                raise reply
+            else:
+                due += [member.decode() for member in reply]
+        return due
 
     async def publish_result(self, result: game_pb2.MatchResult, retention_seconds: int) -> None:
         """Append a finished match's result to the results stream, once per match as far as
@@ -283,10 +326,11 @@ class MatchStore:
 
     async def earliest_deadline(self) -> float | None:
         """The due time of the earliest deadline of any match (None: no deadline set)."""
-        first = cast(
-            list[tuple[bytes, float]], await self.redis.zrange(DEADLINES, 0, 0, withscores=True)
-        )
-        return first[0][1] if first else None
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key in self.deadline_keys:
+                pipe.zrange(key, 0, 0, withscores=True)
+            firsts = cast(list[list[tuple[bytes, float]]], await pipe.execute())
+        return min((first[0][1] for first in firsts if first), default=None)
 
     async def index_player(self, player_id: str, match_id: str, at: float) -> None:
         await self.redis.zadd(f"player:{{{player_id}}}:matches", {match_id: at})

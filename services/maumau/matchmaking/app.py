@@ -11,11 +11,12 @@ import redis.asyncio as redis
 from maumau.common.config import ServiceConfig
 from maumau.common.lifecycle import Service
 from maumau.common.players import PlayerDirectory
+from maumau.common.redis_client import Durability, keyed_probe
 from maumau.common.redis_server import pooled
 from maumau.common.server import create_server
 from maumau.matchmaking.notify import Notifier
 from maumau.matchmaking.parties import Parties
-from maumau.matchmaking.queue import TicketQueue
+from maumau.matchmaking.queue import QUEUE_INFO, QUEUES, TicketQueue
 from maumau.matchmaking.ratings import RatingLookup, redis_ratings
 from maumau.matchmaking.rooms import RoomResults, Rooms
 from maumau.matchmaking.service import MatchmakingService
@@ -48,7 +49,10 @@ class MatchmakingApp(Service):
         )
         self.tables = Tables(self.channel, secret, timeout=settings.lease_seconds / 2)
         self.notifier = Notifier(client)
-        self.queue = TicketQueue(client, settings.lease_seconds, settings.retention_seconds)
+        durability = Durability(client, settings.redis_min_replicas, settings.redis_wait_ms)
+        self.queue = TicketQueue(
+            client, settings.lease_seconds, settings.retention_seconds, durability
+        )
         self.rooms = Rooms(
             client,
             self.tables,
@@ -81,7 +85,8 @@ class MatchmakingApp(Service):
         )
         self.results = RoomResults(self.rooms, settings.results())
         register = partial(matchmaking_pb2_grpc.add_MatchmakingServicer_to_server, service)
-        server = create_server({"maumau.v1.Matchmaking": register}, config, client.ping)
+        probe = keyed_probe(client, lambda: [QUEUES, QUEUE_INFO])
+        server = create_server({"maumau.v1.Matchmaking": register}, config, probe)
         super().__init__(server, {"forming": self.former.run, "results": self.results.run})
 
     async def open(self) -> None:

@@ -36,6 +36,7 @@ import grpc
 import redis.asyncio as redis
 
 from maumau.common.errors import ServiceError
+from maumau.common.redis_client import Durability
 from maumau.matchmaking.forming import Table, Waiting
 from maumau.matchmaking.ratings import RatingLookup
 
@@ -354,8 +355,16 @@ def queue_of(ticket_id: str) -> str:
 
 
 class TicketQueue:
-    def __init__(self, client: redis.Redis, lease_seconds: float, retention_seconds: float) -> None:
+    def __init__(
+        self,
+        client: redis.Redis,
+        lease_seconds: float,
+        retention_seconds: float,
+        durability: Durability | None = None,
+    ) -> None:
         self.redis = client
+        self.durability = durability or Durability(client)
+        """Seatings are confirmed by replicas before the tickets' players hear of them."""
         self.lease_seconds = lease_seconds
         self.retention_seconds = retention_seconds
         self._claim = client.register_script(_CLAIM)
@@ -549,7 +558,7 @@ class TicketQueue:
             for ticket_id, _, players in formation.tickets:
                 args += [ticket_id, formation.seated(players, match_id).to_json()]
         parts = ("leases", "formations", "owners", "created", "status", "done", "expiry")
-        flat = await self._commit(keys=[queue.key(k) for k in parts], args=args)
+        flat = await self.durability.run_script(self._commit, [queue.key(k) for k in parts], args)
         return [
             (flat[k].decode(), TicketStatus.from_json(flat[k + 1]) if flat[k + 1] else None)
             for k in range(0, len(flat), 2)

@@ -10,6 +10,7 @@ import redis.asyncio as redis
 from maumau.common.config import ServiceConfig
 from maumau.common.lifecycle import Service
 from maumau.common.players import PlayerDirectory
+from maumau.common.redis_client import Durability, keyed_probe
 from maumau.common.redis_server import reconnecting
 from maumau.common.results import RESULTS_STREAM
 from maumau.common.server import create_server
@@ -36,13 +37,14 @@ class RatingApp(Service):
         """``stream`` and ``tag`` (the hash tag of every rating key) differ only in tests."""
         settings = settings or Settings()
         reconnecting(client)
-        self.store = RatingStore(client, tag)
+        durability = Durability(client, settings.redis_min_replicas, settings.redis_wait_ms)
+        self.store = RatingStore(client, tag, durability)
         self.consumer = ResultsConsumer(client, self.store, settings.consuming(), stream=stream)
         service = RatingService(self.store, PlayerDirectory(client))
         server = create_server(
             {"maumau.v1.Rating": partial(rating_pb2_grpc.add_RatingServicer_to_server, service)},
             config,
-            client.ping,
+            keyed_probe(client, lambda: [self.store.seq_key, stream]),
         )
         super().__init__(server, {"results": self.consumer.run})
 

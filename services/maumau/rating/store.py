@@ -31,6 +31,7 @@ from typing import Any, cast
 import redis.asyncio as redis
 
 from maumau.common.ratings import RATING_KEPT_SECONDS, rating_key
+from maumau.common.redis_client import Durability
 from maumau.rating.farming import Meeting, kept_ratings, opposing_accounts, recent
 from maumau.rating.ladder import (
     BOT_PREFIX,
@@ -229,8 +230,11 @@ class Player:
 class RatingStore:
     """Reads and atomic writes of ratings in Redis; every replica uses one of these."""
 
-    def __init__(self, client: redis.Redis, tag: str = "rating") -> None:
+    def __init__(
+        self, client: redis.Redis, tag: str = "rating", durability: Durability | None = None
+    ) -> None:
         self.redis = client
+        self.durability = durability or Durability(client)
         self.prefix = f"{{{tag}}}"
         self._apply = client.register_script(_APPLY)
 
@@ -285,9 +289,13 @@ class RatingStore:
         if not results:
             return [], {}
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.mget([self.match_key(result.match_id) for result in results])
+            # As raw commands: a cluster pipeline refuses its mget method (the keys share one
+            # slot here, so the command itself is fine).
+            pipe.execute_command("MGET", *(self.match_key(result.match_id) for result in results))
             if wanted:  # MGET of no key is an error
-                pipe.mget([self.state_key(rated_id, preset) for preset, rated_id in wanted])
+                pipe.execute_command(
+                    "MGET", *(self.state_key(rated_id, preset) for preset, rated_id in wanted)
+                )
             applied, *found = await pipe.execute()
         states = found[0] if found else []
         fresh = [result for result, seen in zip(results, applied, strict=True) if not seen]
@@ -331,9 +339,10 @@ class RatingStore:
             keys.append(self.ladder_key(preset, season))
             scores.append([len(keys), entries, False])
         payload = {"matches": len(fresh), "players": len(changed), "sorted": scores}
-        status = await self._apply(
-            keys=keys,
-            args=[
+        status = await self.durability.run_script(
+            self._apply,
+            keys,
+            [
                 _dumps(payload),
                 HISTORY_KEPT,
                 *records,

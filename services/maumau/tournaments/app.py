@@ -12,6 +12,7 @@ import redis.asyncio as redis
 
 from maumau.common.config import ServiceConfig
 from maumau.common.lifecycle import Service
+from maumau.common.redis_client import keyed_probe
 from maumau.common.redis_server import reconnecting
 from maumau.common.server import create_server
 from maumau.tournaments.engine import Engine
@@ -48,7 +49,8 @@ class TournamentsApp(Service):
         self.results = TournamentResults(self.store, client, settings.results())
         service = TournamentsService(self.store, engine, secret, settings, clock)
         register = partial(tournaments_pb2_grpc.add_TournamentsServicer_to_server, service)
-        server = create_server({"maumau.v1.Tournaments": register}, config, client.ping)
+        probe = keyed_probe(client)
+        server = create_server({"maumau.v1.Tournaments": register}, config, probe)
         super().__init__(server, {"driving": self.driver.run, "results": self.results.run})
 
     async def open(self) -> None:
