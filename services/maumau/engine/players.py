@@ -10,6 +10,7 @@ import grpc
 from maumau.common import tokens
 from maumau.common.errors import ServiceError
 from maumau.common.players import PlayerDirectory, check_name
+from maumau.common.quotas import Quotas
 from maumau.v1 import players_pb2, players_pb2_grpc
 
 Context = grpc.aio.ServicerContext[Any, Any]
@@ -20,10 +21,12 @@ class PlayersService(players_pb2_grpc.PlayersServicer):
         self,
         directory: PlayerDirectory,
         secret: bytes,
+        quotas: Quotas,
         token_ttl_seconds: float = tokens.PLAYER_TOKEN_TTL_SECONDS,
     ) -> None:
         self.directory = directory
         self.secret = secret
+        self.quotas = quotas
         self.token_ttl_seconds = token_ttl_seconds
 
     def _token(self, player_id: str, generation: int) -> tuple[str, int]:
@@ -40,6 +43,7 @@ class PlayersService(players_pb2_grpc.PlayersServicer):
             check_name(request.name)
         except ValueError as error:
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, str(error)) from None
+        await self.quotas.spend_registration(context)
         player_id = await self.directory.register(request.name)
         token, expires_at = self._token(player_id, 0)
         return players_pb2.RegisterResponse(
