@@ -171,7 +171,7 @@ class Platform:
         for line in self.out.read_text().splitlines():
             words = line.split()
             if len(words) >= 2 and words[0] == "redis":
-                self.redis_url = words[1]
+                self.redis_url = words[1].rstrip(",")
         if not self.redis_url:
             raise PlatformError("maumau.run printed no Redis URL")
 
@@ -485,8 +485,8 @@ class Player:
             return view
         finally:
             follower.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await follower
+            # gather, not a suppressed await: a cancel of this player itself must go through
+            await asyncio.gather(follower, return_exceptions=True)
 
     async def follow(
         self, match_id: str, seat: int, token: tuple[tuple[str, str]], changed: asyncio.Event
@@ -616,7 +616,9 @@ async def drive(platform: Platform, options: Options) -> Report:
     finally:
         for task in tasks:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        _, stuck = await asyncio.wait(tasks, timeout=30)
+        if stuck:
+            print(f"make load: {len(stuck)} players did not stop within 30 s", file=sys.stderr)
         for channel in (*engine, *matchmaking, *rating):
             await channel.close()
     elapsed = readings[-1].at
@@ -648,6 +650,10 @@ async def drive(platform: Platform, options: Options) -> Report:
         f"{prefix}.calls": sum(stats.calls.values()),
         f"{prefix}.errors": sum(stats.errors.values()),
         f"{prefix}.generator_cpu_share": generator_cpu / elapsed,
+        # Other work on the machine takes CPU from the platform: the 1-minute load average at
+        # the end, beside the cores the machine has, says how much.
+        f"{prefix}.machine_load_avg": os.getloadavg()[0],
+        f"{prefix}.machine_cores": os.cpu_count() or 1,
         f"{prefix}.retention_s": options.retention_seconds(),
         f"{prefix}.warmup_s": warmed.at,
     }
@@ -672,13 +678,24 @@ async def drive(platform: Platform, options: Options) -> Report:
     return Report(figures, readings, stats.errors, series)
 
 
-def run(options: Options, folder: Path) -> Report:
-    platform = Platform(folder, options)
-    try:
-        platform.start()
-        return asyncio.run(drive(platform, options))
-    finally:
-        platform.stop()
+def run(options: Options, folder: Path, attempts: int = 3) -> Report:
+    """Start the platform (again on fresh ports when a port chosen free was taken meanwhile
+    by another program), play the players against it, stop it."""
+    for attempt in range(1, attempts + 1):
+        platform = Platform(folder / f"attempt-{attempt}", options)
+        try:
+            platform.start()
+        except PlatformError as error:
+            platform.stop()
+            if attempt == attempts:
+                raise
+            print(f"make load: {error}; starting again on other ports", file=sys.stderr)
+            continue
+        try:
+            return asyncio.run(drive(platform, options))
+        finally:
+            platform.stop()
+    raise AssertionError("unreachable")
 
 
 def cluster_available() -> bool:
@@ -737,7 +754,8 @@ def summary(report: Report, options: Options, other: dict[str, float]) -> str:
         lines.append(f"{label:32}{this:>24}{that:>24}")
     cpu = {k.rsplit(".", 1)[1]: v for k, v in figures.items() if ".cpu_share." in k}
     lines.append(
-        "CPU (cores): "
+        f"CPU (cores; machine: {figures[f'load.{kind}.machine_cores']:.0f} cores, load average "
+        f"{figures[f'load.{kind}.machine_load_avg']:.1f}): "
         + ", ".join(f"{n} {v:.2f}" for n, v in sorted(cpu.items(), key=lambda x: -x[1]))
     )
     end = report.readings[-1]
