@@ -7,13 +7,16 @@ import logging
 import time
 from functools import partial
 
+import prometheus_client
 import redis.asyncio as redis
 
 from maumau.common.config import ServiceConfig
 from maumau.common.lifecycle import Service, pause
 from maumau.common.players import PlayerDirectory
+from maumau.common.quotas import Quotas
 from maumau.common.redis_client import Durability, is_cluster, keyed_probe
 from maumau.common.redis_server import pooled, reconnecting
+from maumau.common.results import trim_acknowledged
 from maumau.common.server import create_server
 from maumau.engine.follow import FollowHub, OpenStreams
 from maumau.engine.matches import DEADLINE_OVERDUE, MATCHES_ACTIVE, EngineSettings, Matches
@@ -24,6 +27,11 @@ from maumau.engine.store import ACTIVE, RESULTS, MatchStore, Status
 from maumau.v1 import engine_pb2_grpc, players_pb2_grpc
 
 log = logging.getLogger(__name__)
+
+TRIMMED = prometheus_client.Counter(
+    "engine_results_trimmed_total",
+    "Results removed from the results stream after every consumer group acknowledged them.",
+)
 
 
 FOLLOW_LANE_SIZE = 250
@@ -63,8 +71,9 @@ class EngineApp(Service):
         self.hub = FollowHub(calls, readers, self._live, settings.follow_queue_events, lane_size)
         streams = OpenStreams(settings.follow_streams_per_player, settings.max_follow_streams)
         directory = PlayerDirectory(calls)
-        engine = EngineService(self.matches, secret, directory, self.hub, streams)
-        players = PlayersService(directory, secret)
+        quotas = Quotas(calls, settings.rates)
+        engine = EngineService(self.matches, secret, directory, self.hub, streams, quotas)
+        players = PlayersService(directory, secret, quotas)
         server = create_server(
             {
                 "maumau.v1.Engine": partial(engine_pb2_grpc.add_EngineServicer_to_server, engine),
@@ -76,7 +85,7 @@ class EngineApp(Service):
             keyed_probe(health, lambda: [*self.matches.store.deadline_keys, RESULTS, ACTIVE]),
         )
         self.poll_seconds = poll_seconds
-        super().__init__(server, {"deadlines": self.run_deadlines})
+        super().__init__(server, {"deadlines": self.run_deadlines, "trimming": self.run_trimming})
 
     async def run_deadlines(self, stopping: asyncio.Event, batch: int = 20) -> None:
         """Claim due deadlines and act on them until ``stopping`` (finishing the deadline in
@@ -109,6 +118,17 @@ class EngineApp(Service):
                 due, wait = [], max(wait, 0.5)
             if not due:
                 await pause(stopping, wait)
+
+    async def run_trimming(self, stopping: asyncio.Event) -> None:
+        """Every ``results_trim_seconds``, remove the results every consumer group (rating,
+        tournaments, rooms) has acknowledged; every replica may, each run is atomic."""
+        every = self.deadlines.settings.results_trim_seconds
+        while not stopping.is_set():
+            try:
+                TRIMMED.inc(await trim_acknowledged(self.deadlines.store.redis))
+            except Exception as error:
+                log.warning("trimming the results stream failed (%r); trying again", error)
+            await pause(stopping, every)
 
     @staticmethod
     def _store(client: redis.Redis, settings: EngineSettings) -> MatchStore:

@@ -9,15 +9,17 @@ import grpc
 from maumau.common import tokens
 from maumau.common.errors import ServiceError
 from maumau.common.players import PlayerDirectory, check_name
+from maumau.common.quotas import Quotas
 from maumau.v1 import players_pb2, players_pb2_grpc
 
 Context = grpc.aio.ServicerContext[Any, Any]
 
 
 class PlayersService(players_pb2_grpc.PlayersServicer):
-    def __init__(self, directory: PlayerDirectory, secret: bytes) -> None:
+    def __init__(self, directory: PlayerDirectory, secret: bytes, quotas: Quotas) -> None:
         self.directory = directory
         self.secret = secret
+        self.quotas = quotas
 
     async def Register(
         self, request: players_pb2.RegisterRequest, context: Context
@@ -26,6 +28,7 @@ class PlayersService(players_pb2_grpc.PlayersServicer):
             check_name(request.name)
         except ValueError as error:
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, str(error)) from None
+        await self.quotas.spend_registration(context)
         player_id = await self.directory.register(request.name)
         token = tokens.issue_player_token(self.secret, player_id)
         return players_pb2.RegisterResponse(player_id=player_id, player_token=token)

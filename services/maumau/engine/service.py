@@ -15,6 +15,7 @@ from maumau import fairness, wire
 from maumau.common import tokens
 from maumau.common.errors import ServiceError
 from maumau.common.players import PlayerDirectory
+from maumau.common.quotas import Quotas
 from maumau.common.tokens import bearer
 from maumau.engine import lobby
 from maumau.engine.follow import FellBehind, FollowHub, OpenStreams, stream_position
@@ -38,7 +39,9 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         players: PlayerDirectory,
         hub: FollowHub,
         streams: OpenStreams,
+        quotas: Quotas,
     ) -> None:
+        self.quotas = quotas
         self.matches = matches
         self.secret = secret
         self.players = players
@@ -78,6 +81,12 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             who = f"player:{caller.player_id}"
         digest = hmac.digest(self.secret, f"create-match\0{who}\0{request_id}".encode(), "sha256")
         return base64.urlsafe_b64encode(digest[:16]).rstrip(b"=").decode()
+
+    async def _index(self, player_id: str, match_id: str, now: float) -> None:
+        settings = self.matches.settings
+        await self.matches.store.index_player(
+            player_id, match_id, now, settings.player_history, settings.retention_seconds
+        )
 
     @staticmethod
     def _bot_level(seat: int, level: int) -> str:
@@ -123,9 +132,12 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             request.server_seed or fairness.new_server_seed(),
             now,
             self.matches.settings.default_max_timeouts,
+            self.matches.settings.default_turn_seconds,
         )
         if isinstance(caller, tokens.PlayerClaims):
             placements = [(lobby.first_free_seat(record), caller.player_id, request.nonce)]
+            # Counted once the request is known to be good, so a refused one costs nothing.
+            await self.quotas.spend(context, caller.player_id, "CreateMatch")
         else:
             placements = [(p.seat, p.player_id, "") for p in request.players]
         events = [
@@ -140,7 +152,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             stored = await self.matches.load(record.match_id)  # a retry: answer as the first time
         # Indexed after the match is stored (again on a retry, in case the first call died here).
         for _, player_id, _ in placements:
-            await self.matches.store.index_player(player_id, record.match_id, now)
+            await self._index(player_id, record.match_id, now)
         return engine_pb2.CreateMatchResponse(
             match=info(stored.record, stored.version),
             seat_tokens={
@@ -165,7 +177,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         updated = await self.matches.update(request.match_id, join)
         record = updated.stored.record
         if updated.change:  # a rejoin keeps the match's place in the player's list
-            await self.matches.store.index_player(player.player_id, record.match_id, now)
+            await self._index(player.player_id, record.match_id, now)
         seat = record.players.index(player.player_id)
         return engine_pb2.JoinMatchResponse(
             match=info(record, updated.stored.version),

@@ -16,6 +16,7 @@ from maumau.common import tokens
 from maumau.common.errors import ServiceError
 from maumau.common.lifecycle import pause
 from maumau.common.players import PlayerDirectory
+from maumau.common.quotas import Quotas
 from maumau.matchmaking.notify import Notifier
 from maumau.matchmaking.parties import Parties, PartyRecord
 from maumau.matchmaking.queue import (
@@ -74,8 +75,10 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
         secret: bytes,
         settings: Settings,
         parties: Parties,
+        quotas: Quotas,
     ) -> None:
         self.parties = parties
+        self.quotas = quotas
         self.queue = queue
         self.rooms = rooms
         self.notifier = notifier
@@ -99,6 +102,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
         if len(spec.players) > 1:
             consent = functools.partial(self._party_consents, player, spec.players[1:])
             await consent()
+        await self.quotas.spend(context, player, "Enqueue")
         ticket_id = await self.queue.enqueue(queue, spec, consent)
         ticket = await self.queue.get(ticket_id)
         assert ticket is not None
@@ -262,6 +266,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
             raise invalid("player_id is required: a player id of 1 to 64 characters")
         if not await self.players.name(invited):
             raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no player {invited!r}")
+        await self.quotas.spend(context, player, "InviteToParty")
         return await self._party_pb(await self.parties.invite(player, invited, time.time()))
 
     async def AcceptParty(
@@ -328,7 +333,8 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
         except ValueError as error:
             raise invalid(str(error)) from None
         if not 0 <= request.turn_seconds <= 3600:
-            raise invalid("turn_seconds must be from 0 (no timer) to 3600")
+            raise invalid("turn_seconds must be from 0 (the default timer) to 3600")
+        await self.quotas.spend(context, player, "CreateRoom")
         room = await self.rooms.create(
             player, ruleset.text, request.seats, bot_level, request.turn_seconds
         )

@@ -15,6 +15,7 @@ from maumau import wire
 from maumau.common import tokens
 from maumau.common.errors import ServiceError
 from maumau.common.players import PlayerDirectory
+from maumau.common.quotas import Quotas
 from maumau.rules.errors import BadInput
 from maumau.tournaments import ranking
 from maumau.tournaments.engine import Engine
@@ -62,8 +63,10 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
         engine: Engine,
         secret: bytes,
         settings: Settings,
+        quotas: Quotas,
         clock: Callable[[], float] = time.time,
     ) -> None:
+        self.quotas = quotas
         self.store = store
         self.engine = engine
         self.secret = secret
@@ -88,6 +91,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
             created_at=now,
             seed=tokens.new_id(),
         )
+        await self.quotas.spend(context, organizer, "CreateTournament")
         if not await self.store.count_for_organizer(
             organizer, tournament.tournament_id, now, self.settings.max_per_organizer
         ):
@@ -137,7 +141,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
             ),
             (2 <= max_entrants <= limit, f"max_entrants must be from 2 to {limit}"),
             (2 <= min_entrants <= max_entrants, "min_entrants must be from 2 to max_entrants"),
-            (0 <= r.turn_seconds <= 600, "turn_seconds must be from 0 (no timer) to 600"),
+            (0 <= r.turn_seconds <= 600, "turn_seconds must be from 0 (the default timer) to 600"),
             (
                 r.start_at == 0 or now <= r.start_at <= now + 366 * 24 * 3600,
                 "start_at must be within the next year (Unix seconds), or 0 to start by hand",
@@ -191,6 +195,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
             if request.bot_level:
                 raise invalid("bot_level goes with bot_name")
             entrant = Entrant(caller, await self._player_name(caller))
+        await self.quotas.spend(context, caller, "Register")
 
         def register(t: Tournament) -> tuple[Events, None]:
             if request.bot_name and caller != t.config.organizer_id:
