@@ -420,6 +420,21 @@ class Player:
     def __repr__(self) -> str:
         return f"Player({self.player_id!r}, name={self.name!r})"
 
+    async def renew_token(self) -> int:
+        """Swap ``token`` for a fresh one with a new lifetime (player tokens expire; renew a
+        kept one before it does); when the new one expires, in Unix seconds."""
+        reply = await self.platform._call(
+            lambda: self.platform._players.RenewToken(
+                players_pb2.RenewTokenRequest(),
+                metadata=_auth(self.token),
+                timeout=self.platform.timeout,
+                wait_for_ready=True,
+            ),
+            safe=True,
+        )
+        self.token = reply.player_token
+        return int(reply.expires_at)
+
     async def create_match(
         self,
         preset: str = "classic",
