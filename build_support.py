@@ -200,5 +200,14 @@ class BuildPlatformCompiled(BuildPlatform):
             compile_rules(Path(self.build_lib) / "maumau" / "rules" / NATIVE)
 
 
+class BuildRulesCompiled(build_py):
+    """The rules-core wheel's ``build_py``: its modules plus the compiled ones."""
+
+    def run(self) -> None:
+        super().run()
+        if not getattr(self, "editable_mode", False):
+            compile_rules(Path(self.build_lib) / "maumau" / "rules" / NATIVE)
+
+
 if __name__ == "__main__":
     sys.exit(0 if compile_rules(RULES / NATIVE) else 1)

@@ -33,7 +33,17 @@ from typing import Any
 import aiohttp
 import grpc
 
-from bench.engine import ROOT, SECRET, SERVICE_TOKEN, Worker, auth, measure, process, summary
+from bench.engine import (
+    ROOT,
+    SECRET,
+    SERVICE_TOKEN,
+    UNLIMITED,
+    Worker,
+    auth,
+    measure,
+    process,
+    summary,
+)
 from maumau.common.redis_server import EmbeddedRedis, free_port
 from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 
@@ -359,6 +369,7 @@ async def run(seconds: float, workdir: Path) -> dict[str, float]:
         # Every page's Follow holds one Redis connection of the engine (a blocking XREAD); the
         # client's default pool of 100 would refuse the 101st, so the pool is sized in the URL.
         "REDIS_URL": f"{server.url}?max_connections={2 * SESSIONS}",
+        **UNLIMITED,
         "MAUMAU_TOKEN_SECRET": SECRET,
         "MAUMAU_BOTS_ADDRESS": "",
         "MAUMAU_GATEWAY_PORT": str(gateway_port),

@@ -36,7 +36,6 @@ from bench.engine import percentile, process, until_ready
 from maumau.common.redis_server import EmbeddedRedis, free_port, pooled
 from maumau.matchmaking.notify import Notifier
 from maumau.matchmaking.queue import (
-    QUEUE_INFO,
     SEATED,
     QueueInfo,
     TicketQueue,
@@ -110,7 +109,7 @@ async def seat_all(
         formers.append(
             Former(queue, maker, notifier, settings, redis_ratings(client), f"bench-{n}")
         )
-    infos = [QueueInfo.from_json(text) for text in (await client.hgetall(QUEUE_INFO)).values()]
+    infos = await TicketQueue(client, settings.lease_seconds, settings.retention_seconds).known()
     started = time.time()
     tasks = [asyncio.create_task(former.run(stopping)) for former in formers]
     while True:
@@ -227,8 +226,8 @@ async def run(workdir: Path) -> dict[str, float]:
                     await channel.close()
             players = [
                 player
-                for text in (await client.hgetall(QUEUE_INFO)).values()
-                for player in await seated_players(client, QueueInfo.from_json(text))
+                for info in await TicketQueue(client, 1.0, 1.0).known()
+                for player in await seated_players(client, info)
             ]
             with_engine["duplicates"] += await engine_duplicates(client, players)
         for name, value in with_engine.items():

@@ -41,6 +41,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from bench.engine import (
     SECRET,
     SERVICE_TOKEN,
+    UNLIMITED,
     Table,
     auth,
     due_seat,
@@ -236,6 +237,7 @@ async def run(seconds: float, workdir: Path) -> dict[str, float]:
     env = {
         **os.environ,
         "REDIS_URL": server.url,
+        **UNLIMITED,
         "MAUMAU_TOKEN_SECRET": SECRET,
         "MAUMAU_ENGINE_PORT": str(port),
         "MAUMAU_ENGINE_METRICS_PORT": str(free_port()),

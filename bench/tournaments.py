@@ -25,7 +25,7 @@ import grpc
 import redis.asyncio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from bench.engine import process, until_ready
+from bench.engine import UNLIMITED, process, until_ready
 from maumau.common import tokens
 from maumau.common.redis_server import EmbeddedRedis, free_port
 from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2, tournaments_pb2_grpc
@@ -131,6 +131,7 @@ async def run(folder: Path) -> dict[str, float]:
         env = {
             **os.environ,
             "REDIS_URL": server.url,
+            **UNLIMITED,
             "MAUMAU_TOKEN_SECRET": SECRET,
             "MAUMAU_ENGINE_PORT": str(engine_port),
             "MAUMAU_ENGINE_METRICS_PORT": str(engine_metrics),

@@ -121,7 +121,7 @@ async def test_hints_rank_every_legal_action_with_reasons_in_english_and_german(
     player = await platform.register("Learner")
     seat = await player.create_match("classic", 2, bots=["random"], options={"target": 0})
     async for view in seat.turns():
-        hints = await platform.hints(view, lang="de")
+        hints = await platform.hints(view, token=seat.token, lang="de")
         assert {h.action for h in hints} == set(view.legal)
         assert [h.score for h in hints] == sorted((h.score for h in hints), reverse=True)
         best = hints[0]

@@ -32,19 +32,22 @@ def test_each_wheel_carries_its_generated_code_and_the_one_version(wheels: Path)
     # The platform wheel carries the compiled rules core, so it is tagged for this interpreter.
     tag = sysconfig.get_platform().replace("-", "_").replace(".", "_")
     platform_wheel = f"maumau-{VERSION}-cp311-cp311-{tag}.whl"
+    rules_wheel = f"maumau_rules-{VERSION}-cp311-cp311-{tag}.whl"
     assert built == {
         platform_wheel,
         f"maumau_sdk-{VERSION}-py3-none-any.whl",
-        f"maumau_rules-{VERSION}-py3-none-any.whl",
+        rules_wheel,
     }
     generated = {f"maumau/v1/{p.stem}_pb2.py" for p in (ROOT / "protos/maumau/v1").glob("*.proto")}
     platform_files = names(wheels / platform_wheel)
+    rules_files = names(wheels / rules_wheel)
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     for module in ("legal", "match", "native__mypyc"):
         assert f"maumau/rules/_native/{module}{suffix}" in platform_files
-    assert {"maumau/rules/legal.py", "maumau/rules/_native/SOURCES"} <= platform_files
+    for files in (platform_files, rules_files):
+        assert {"maumau/rules/legal.py", "maumau/rules/_native/SOURCES"} <= files
+        assert f"maumau/rules/_native/native__mypyc{suffix}" in files
     sdk_files = names(wheels / f"maumau_sdk-{VERSION}-py3-none-any.whl")
-    rules_files = names(wheels / f"maumau_rules-{VERSION}-py3-none-any.whl")
     assert generated <= platform_files
     assert generated | {"maumau/wire.py", "maumau_sdk/py.typed"} <= sdk_files
     assert "maumau/rules/py.typed" in rules_files

@@ -23,7 +23,7 @@ SEED = "ab" * 32
 
 def new(seats: int = 3, preset: str = "classic", **fields: object) -> MatchRecord:
     table = lobby.Table(Ruleset.parse(preset), seats, **fields)  # type: ignore[arg-type]
-    return lobby.new_match("m1", table, SEED, NOW, default_max_timeouts=3)
+    return lobby.new_match("m1", table, SEED, NOW, default_max_timeouts=3, default_turn_seconds=120)
 
 
 def refusal(call: Callable[[], object]) -> ServiceError:

@@ -28,7 +28,7 @@ from maumau.rating.settings import Settings as RatingSettings
 from maumau.tournaments.app import TournamentsApp
 from maumau.v1 import tournaments_pb2, tournaments_pb2_grpc
 from tests.matchmaking.support import fast
-from tests.support.engine import SECRET, engine_config
+from tests.support.engine import SECRET, engine_config, generous
 from tests.tournaments.support import start_tournaments
 
 
@@ -64,10 +64,14 @@ class Platform:
 async def platform(redis_url: str, bot_delay: float = 0.0) -> AsyncIterator[Platform]:
     clients = [redis.asyncio.Redis.from_url(redis_url) for _ in range(3)]
     engine = EngineApp(
-        clients[0], engine_config(), SECRET, EngineSettings(bot_delay_seconds=bot_delay), 0.01
+        clients[0],
+        engine_config(),
+        SECRET,
+        generous(EngineSettings(bot_delay_seconds=bot_delay)),
+        0.01,
     )
     await engine.start()
-    bots = BotsApp(config())
+    bots = BotsApp(config(), SECRET)
     await bots.start()
     matchmaking = MatchmakingApp(
         clients[1],

@@ -14,7 +14,7 @@ from maumau.matchmaking.app import MatchmakingApp
 from maumau.matchmaking.settings import Settings
 from maumau.matchmaking.worker import Hooks
 from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2, matchmaking_pb2, matchmaking_pb2_grpc
-from tests.support.engine import SECRET
+from tests.support.engine import GENEROUS_SETTINGS, SECRET
 from tests.support.rpc import auth
 
 StartMatchmaker = Callable[..., Awaitable[MatchmakingApp]]
@@ -25,6 +25,7 @@ FINAL = ("seated", "cancelled", "expired")
 def fast(engine_address: str, **changes: object) -> Settings:
     """Settings for tests: short ticks, leases and polls."""
     defaults: dict[str, object] = {
+        **GENEROUS_SETTINGS,
         "engine_address": engine_address,
         "tick_seconds": 0.02,
         "lease_seconds": 2.0,

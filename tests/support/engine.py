@@ -4,6 +4,7 @@ real clients do."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 import time
 import uuid
@@ -15,6 +16,7 @@ import grpc
 import redis.asyncio
 
 from maumau.common.config import ServiceConfig
+from maumau.common.quotas import Rates
 from maumau.common.tokens import issue_service_token
 from maumau.engine.app import EngineApp
 from maumau.engine.matches import EngineSettings
@@ -24,6 +26,22 @@ from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2, players_pb2, player
 from tests.support.rpc import auth
 
 SECRET = b"engine tests secret"
+
+GENEROUS = Rates("100000/minute", "100000/minute", "100000/minute")
+"""Rate limits no test reaches by accident (every test shares one Redis and one address); the
+tests of the limits themselves set their own."""
+
+GENEROUS_SETTINGS = {
+    "rate_per_player": GENEROUS.per_player,
+    "rate_per_address": GENEROUS.per_address,
+    "registrations_per_address": GENEROUS.registrations_per_address,
+}
+"""The same for a service's settings class."""
+
+
+def generous(settings: EngineSettings) -> EngineSettings:
+    """``settings`` with GENEROUS rates, unless they name rates of their own."""
+    return settings if settings.rates != Rates() else dataclasses.replace(settings, rates=GENEROUS)
 
 
 def engine_config(port: int = 0) -> ServiceConfig:
@@ -37,7 +55,11 @@ async def start_engine(
     otherwise, and its Redis client (close it after stopping the replica)."""
     client = redis.asyncio.Redis.from_url(url)
     app = EngineApp(
-        client, engine_config(port), SECRET, settings or EngineSettings(bot_delay_seconds=0), 0.01
+        client,
+        engine_config(port),
+        SECRET,
+        generous(settings or EngineSettings(bot_delay_seconds=0)),
+        0.01,
     )
     await app.start()
     return app, client

@@ -18,7 +18,7 @@ from maumau.tournaments.settings import Settings
 from maumau.tournaments.worker import Hooks
 from maumau.v1 import engine_pb2, engine_pb2_grpc, tournaments_pb2_grpc
 from maumau.v1 import tournaments_pb2 as pb
-from tests.support.engine import SECRET
+from tests.support.engine import GENEROUS_SETTINGS, SECRET
 
 PAID = (12, 10, 8, 7, 6, 5, 4, 3, 2, 1)
 
@@ -35,6 +35,7 @@ class Clock:
 
 def fast(engine_address: str, **changes: object) -> Settings:
     defaults: dict[str, object] = {
+        **GENEROUS_SETTINGS,
         "engine_address": engine_address,
         "lease_seconds": 1.5,
         "tick_seconds": 0.05,

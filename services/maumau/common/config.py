@@ -48,6 +48,8 @@ class RedisConfig:
     url: str | None
     data_dir: Path
     appendfsync: str = "everysec"
+    maxmemory: str = "1gb"
+    """The embedded server's ``maxmemory`` (Redis's own units: ``512mb``, ``2gb``)."""
     cluster: bool = False
     """Start a local Redis Cluster rather than one server (``make run`` without a URL)."""
     min_replicas: int | None = None

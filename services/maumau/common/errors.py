@@ -3,7 +3,9 @@
 A refused move is not a server fault: the rules core raises an error carrying a stable `code`
 (e.g. "not_your_turn"), its `params` and an English `message`. It becomes FAILED_PRECONDITION
 with the message as details, and the code and params in trailing metadata, so a client can show
-the message in its own language. A bad token becomes UNAUTHENTICATED.
+the message in its own language. A bad token becomes UNAUTHENTICATED. A write Redis refused because
+its memory is full (``maxmemory`` with ``noeviction``) becomes UNAVAILABLE saying so: the write was
+not made, and a retry later may succeed.
 """
 
 from __future__ import annotations
@@ -25,6 +27,21 @@ ERROR_PARAMS_KEY = "maumau-error-params"
 RETRY_AFTER_KEY = "retry-after-ms"
 """Trailing metadata of a RESOURCE_EXHAUSTED refusal: whole milliseconds to wait before trying
 again (the gRPC counterpart of HTTP's Retry-After)."""
+
+
+OUT_OF_MEMORY_MESSAGE = (
+    "the platform's store is full (Redis reached its maxmemory) and refused this write, so "
+    "nothing was saved: try again later; operators: raise maxmemory or free memory"
+)
+
+
+def is_out_of_memory(error: BaseException) -> bool:
+    """Whether Redis refused a write because its memory is full: a command refused
+    (OutOfMemoryError), or a write inside a Lua script, which Redis 6 reports as a script error
+    quoting the refusal."""
+    return isinstance(error, exceptions.OutOfMemoryError) or (
+        isinstance(error, redis.ResponseError) and "OOM command not allowed" in str(error)
+    )
 
 
 @runtime_checkable
@@ -93,7 +110,7 @@ def status_for(error: BaseException) -> grpc.StatusCode | None:
     """The status an error maps to, or None when it is a fault the server did not expect."""
     if isinstance(error, ServiceError):
         return error.status
-    if isinstance(error, STORE_UNAVAILABLE):
+    if isinstance(error, STORE_UNAVAILABLE) or is_out_of_memory(error):
         return grpc.StatusCode.UNAVAILABLE
     if isinstance(error, TokenError):
         return grpc.StatusCode.UNAUTHENTICATED
@@ -111,6 +128,8 @@ async def abort_for(context: grpc.aio.ServicerContext[Any, Any], error: BaseExce
         raise error
     if isinstance(error, RuleViolation):
         await abort(context, status, error.message, error_code=error.code, params=error.params)
+    if is_out_of_memory(error):
+        await abort(context, status, OUT_OF_MEMORY_MESSAGE)
     if status == grpc.StatusCode.UNAVAILABLE:
         message = (
             "the match store cannot confirm this for a moment: retry with the same request id"

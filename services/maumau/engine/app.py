@@ -7,13 +7,17 @@ import logging
 import time
 from functools import partial
 
+import prometheus_client
 import redis.asyncio as redis
 
+from maumau.common import tokens
 from maumau.common.config import ServiceConfig
 from maumau.common.lifecycle import Service, pause
 from maumau.common.players import PlayerDirectory
+from maumau.common.quotas import Quotas
 from maumau.common.redis_client import Durability, is_cluster, keyed_probe
 from maumau.common.redis_server import pooled, reconnecting
+from maumau.common.results import trim_acknowledged
 from maumau.common.server import create_server
 from maumau.engine.follow import FollowHub, OpenStreams
 from maumau.engine.matches import DEADLINE_OVERDUE, MATCHES_ACTIVE, EngineSettings, Matches
@@ -25,10 +29,14 @@ from maumau.v1 import engine_pb2_grpc, players_pb2_grpc
 
 log = logging.getLogger(__name__)
 
+TRIMMED = prometheus_client.Counter(
+    "engine_results_trimmed_total",
+    "Results removed from the results stream after every consumer group acknowledged them.",
+)
+
 
 FOLLOW_LANE_SIZE = 250
 """Matches one follow reader (one Redis connection) reads at once."""
-DEADLINE_CONNECTIONS = 4
 CALL_WAIT_SECONDS = 10.0
 """The longest a call waits for a free connection of its pool before it answers UNAVAILABLE."""
 
@@ -38,7 +46,7 @@ class EngineApp(Service):
 
     Its Redis connections come in separate pools, so no kind of work can starve another: calls
     (``redis_connections``), the follow readers (one per lane of matches), the deadline loop
-    and the health probe (one each of their own)."""
+    (one per deadline in hand) and the health probe (one of its own)."""
 
     def __init__(
         self,
@@ -47,24 +55,27 @@ class EngineApp(Service):
         secret: bytes,
         settings: EngineSettings | None = None,
         poll_seconds: float = 0.05,
+        player_token_ttl_seconds: float = tokens.PLAYER_TOKEN_TTL_SECONDS,
     ) -> None:
         settings = settings or EngineSettings()
         reconnecting(client)  # the caller's client, which the pools below are copied from
         calls = pooled(client, settings.redis_connections, CALL_WAIT_SECONDS)
         lanes = -(-settings.max_follow_streams // FOLLOW_LANE_SIZE)
         readers = pooled(client, lanes + 1, CALL_WAIT_SECONDS)
-        background = pooled(client, DEADLINE_CONNECTIONS, CALL_WAIT_SECONDS)
+        # One per deadline in hand and one for the loop's own claims.
+        background = pooled(client, settings.deadline_concurrency + 1, CALL_WAIT_SECONDS)
         health = pooled(client, 1, CALL_WAIT_SECONDS)
         self.clients = (calls, readers, background, health)
-        self.matches = Matches(self._store(calls, settings), settings)
-        self.deadlines = Matches(self._store(background, settings), settings)
+        self.matches = Matches(self._store(calls, settings), settings, secret)
+        self.deadlines = Matches(self._store(background, settings), settings, secret)
         # A lane's one XREAD must name keys of one Cluster slot: on a cluster, a lane per match.
         lane_size = 1 if is_cluster(client) else FOLLOW_LANE_SIZE
         self.hub = FollowHub(calls, readers, self._live, settings.follow_queue_events, lane_size)
         streams = OpenStreams(settings.follow_streams_per_player, settings.max_follow_streams)
         directory = PlayerDirectory(calls)
-        engine = EngineService(self.matches, secret, directory, self.hub, streams)
-        players = PlayersService(directory, secret)
+        quotas = Quotas(calls, settings.rates)
+        engine = EngineService(self.matches, secret, directory, self.hub, streams, quotas)
+        players = PlayersService(directory, secret, quotas, player_token_ttl_seconds)
         server = create_server(
             {
                 "maumau.v1.Engine": partial(engine_pb2_grpc.add_EngineServicer_to_server, engine),
@@ -76,39 +87,68 @@ class EngineApp(Service):
             keyed_probe(health, lambda: [*self.matches.store.deadline_keys, RESULTS, ACTIVE]),
         )
         self.poll_seconds = poll_seconds
-        super().__init__(server, {"deadlines": self.run_deadlines})
+        super().__init__(server, {"deadlines": self.run_deadlines, "trimming": self.run_trimming})
 
     async def run_deadlines(self, stopping: asyncio.Event, batch: int = 20) -> None:
-        """Claim due deadlines and act on them until ``stopping`` (finishing the deadline in
-        hand, not cutting it off mid-commit); a claim is a lease (``deadline_lease_seconds``), so
-        a deadline whose replica dies while acting on it comes due again elsewhere."""
+        """Claim due deadlines and act on them, up to ``deadline_concurrency`` at once, until
+        ``stopping`` (finishing the deadlines in hand, not cutting them off mid-commit); a claim
+        is a lease (``deadline_lease_seconds``), so a deadline whose replica dies while acting on
+        it comes due again elsewhere."""
         store = self.deadlines.store
         lease = self.deadlines.settings.deadline_lease_seconds
+        slots = self.deadlines.settings.deadline_concurrency
+        in_hand: set[asyncio.Task[None]] = set()
         next_gauge = 0.0
+        try:
+            while not stopping.is_set():
+                wait = self.poll_seconds
+                due: list[str] = []
+                try:
+                    free = slots - len(in_hand)
+                    if free > 0:
+                        due = await store.claim_due(time.time(), lease, min(batch, free))
+                    for match_id in due:
+                        task = asyncio.create_task(self._handle_due(match_id))
+                        in_hand.add(task)
+                        task.add_done_callback(in_hand.discard)
+                    if time.monotonic() >= next_gauge:
+                        MATCHES_ACTIVE.set(await store.count_active())
+                        earliest = await store.earliest_deadline()
+                        overdue = 0 if earliest is None else max(0, time.time() - earliest)
+                        DEADLINE_OVERDUE.set(overdue)
+                        next_gauge = time.monotonic() + 5
+                except (redis.ConnectionError, redis.TimeoutError) as error:
+                    log.warning("deadlines paused: Redis unreachable (%s)", error)
+                    due, wait = [], max(wait, 0.5)
+                except Exception:
+                    log.exception("deadline loop failed; trying again")
+                    due, wait = [], max(wait, 0.5)
+                if len(in_hand) >= slots:
+                    await asyncio.wait(in_hand, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+                elif not due:
+                    await pause(stopping, wait)
+                else:
+                    await asyncio.sleep(0)  # let the new tasks start before claiming more
+        finally:
+            if in_hand:
+                await asyncio.gather(*in_hand, return_exceptions=True)
+
+    async def _handle_due(self, match_id: str) -> None:
+        try:
+            await self.deadlines.handle_due(match_id)
+        except Exception:
+            log.exception("deadline of match %s failed; it comes due again", match_id)
+
+    async def run_trimming(self, stopping: asyncio.Event) -> None:
+        """Every ``results_trim_seconds``, remove the results every consumer group (rating,
+        tournaments, rooms) has acknowledged; every replica may, each run is atomic."""
+        every = self.deadlines.settings.results_trim_seconds
         while not stopping.is_set():
-            wait = self.poll_seconds
             try:
-                due = await store.claim_due(time.time(), lease, batch)
-                for match_id in due:
-                    if stopping.is_set():
-                        break  # the rest come due again when their lease runs out
-                    try:
-                        await self.deadlines.handle_due(match_id)
-                    except Exception:
-                        log.exception("deadline of match %s failed; it comes due again", match_id)
-                if time.monotonic() >= next_gauge:
-                    MATCHES_ACTIVE.set(await store.count_active())
-                    earliest = await store.earliest_deadline()
-                    DEADLINE_OVERDUE.set(0 if earliest is None else max(0, time.time() - earliest))
-                    next_gauge = time.monotonic() + 5
-            except (redis.ConnectionError, redis.TimeoutError) as error:
-                log.warning("deadlines paused: Redis unreachable (%s)", error)
-                due, wait = [], max(wait, 0.5)
-            except Exception:
-                log.exception("deadline loop failed; trying again")
-                due, wait = [], max(wait, 0.5)
-            if not due:
-                await pause(stopping, wait)
+                TRIMMED.inc(await trim_acknowledged(self.deadlines.store.redis))
+            except Exception as error:
+                log.warning("trimming the results stream failed (%r); trying again", error)
+            await pause(stopping, every)
 
     @staticmethod
     def _store(client: redis.Redis, settings: EngineSettings) -> MatchStore:
@@ -129,4 +169,10 @@ class EngineApp(Service):
 
 def build(settings: Settings, client: redis.Redis | None) -> EngineApp:
     assert client is not None, "the engine's settings include Redis"
-    return EngineApp(client, settings.server(), settings.secret(), settings.engine())
+    return EngineApp(
+        client,
+        settings.server(),
+        settings.secret(),
+        settings.engine(),
+        player_token_ttl_seconds=settings.player_token_ttl_seconds,
+    )

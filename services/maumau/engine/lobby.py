@@ -48,16 +48,22 @@ class Table:
     """Bot level by seat."""
     ranked: bool = False
     turn_seconds: int = 0
-    """0: no turn timer."""
+    """0: the engine's default turn timer."""
     max_timeouts: int = 0
     """Timeouts in a row before a bot takes the seat; 0: the default."""
     auto_start: bool = False
 
 
 def new_match(
-    match_id: str, table: Table, server_seed: str, now: float, default_max_timeouts: int
+    match_id: str,
+    table: Table,
+    server_seed: str,
+    now: float,
+    default_max_timeouts: int,
+    default_turn_seconds: int,
 ) -> MatchRecord:
-    """The record of a new match with its bot seats taken and every other seat free."""
+    """The record of a new match with its bot seats taken and every other seat free; with the
+    default turn timer when the table asks for none (a match with people always has one)."""
     table.ruleset.check_seats(table.seats)
     bots = [""] * table.seats
     for seat, level in table.bots.items():
@@ -69,7 +75,7 @@ def new_match(
             raise invalid(f"bot level {level!r}: choose one of {', '.join(BOT_LEVELS)}")
         bots[seat] = level
     if not 0 <= table.turn_seconds <= MAX_TURN_SECONDS:
-        raise invalid(f"turn_seconds must be from 0 (no timer) to {MAX_TURN_SECONDS}")
+        raise invalid(f"turn_seconds must be from 0 (the default) to {MAX_TURN_SECONDS}")
     if table.max_timeouts < 0:
         raise invalid("max_timeouts must not be negative")
     return MatchRecord(
@@ -77,7 +83,7 @@ def new_match(
         ruleset=table.ruleset.text,
         seats=table.seats,
         ranked=table.ranked,
-        turn_seconds=table.turn_seconds,
+        turn_seconds=table.turn_seconds or default_turn_seconds,
         max_timeouts=table.max_timeouts or default_max_timeouts,
         auto_start=table.auto_start,
         seed_commitment=fairness.commitment(server_seed),
@@ -180,7 +186,7 @@ def start(record: MatchRecord, now: float) -> tuple[Match, list[game_pb2.Event]]
     record.deal_seed = fairness.deal_seed(record.server_seed, record.nonces)
     match, events = Match.start(Ruleset.parse(record.ruleset), record.seats, record.deal_seed)
     record.status = Status.PLAYING
-    record.turn_started_at = now
+    record.turn_started_at = record.moved_at = now
     started = game_pb2.Event(
         match_started=game_pb2.MatchStarted(
             seed_commitment=record.seed_commitment, nonces=record.nonces

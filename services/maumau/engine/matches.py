@@ -20,12 +20,14 @@ from google.protobuf.message import Message
 
 from maumau import wire
 from maumau.common.errors import ServiceError
+from maumau.common.quotas import Rates
 from maumau.common.redis_client import DEFAULT_SHARDS
 from maumau.engine import lobby
 from maumau.engine.bots import BotPlayers
 from maumau.engine.store import Committed, MatchRecord, MatchStore, Status, Stored
 from maumau.rules import Action, Call, Catch, Match, Ruleset
 from maumau.rules import events as ev
+from maumau.rules.kinds import Outcome, Phase, Reason
 from maumau.v1 import engine_pb2, game_pb2
 
 log = logging.getLogger(__name__)
@@ -70,10 +72,25 @@ class EngineSettings:
     redis_connections: int = 100
     """Connections to Redis for calls; the deadline loop, health and the follow readers have
     their own."""
+    lobby_seconds: int = 3600
+    """A match nobody started goes this long after its last change in the lobby."""
+    default_turn_seconds: int = 120
+    """The turn timer of a match whose creator chose none: every match with people has one."""
+    abandon_seconds: float = 2 * 3600
+    """A match with no action for this long ends as abandoned."""
+    player_history: int = 100
+    """Matches kept in each player's list (ListMatches)."""
+    results_trim_seconds: float = 30.0
+    """How often the results every consumer group acknowledged are removed from the stream."""
+    rates: Rates = field(default_factory=Rates)
+    """The rate limits on registering and creating matches."""
     max_follow_streams: int = 10_000
     follow_streams_per_player: int = 64
     follow_queue_events: int = 256
     """Events a follower may fall behind before its stream ends (it resumes from the last)."""
+    deadline_concurrency: int = 16
+    """Due deadlines (bot moves, turn timers) one replica handles at once, so one slow bot
+    never holds up the others."""
 
 
 @dataclass(frozen=True)
@@ -178,10 +195,10 @@ def seat_info(record: MatchRecord) -> list[game_pb2.SeatInfo]:
 class Matches:
     """The engine's operations on matches; the gRPC servicer and the timer loop call these."""
 
-    def __init__(self, store: MatchStore, settings: EngineSettings) -> None:
+    def __init__(self, store: MatchStore, settings: EngineSettings, secret: bytes) -> None:
         self.store = store
         self.settings = settings
-        self.bots = BotPlayers(settings.bot_addresses, settings.bot_budget_ms)
+        self.bots = BotPlayers(settings.bot_addresses, secret, settings.bot_budget_ms)
 
     async def load(self, match_id: str) -> Stored:
         stored = await self.store.load(match_id)
@@ -246,7 +263,7 @@ class Matches:
             [event.SerializeToString() for event in change.events],
             request_key,
             b"" if change.answer is None else change.answer.SerializeToString(),
-            self.settings.retention_seconds if record.status == Status.OVER else 0,
+            self._lifetime(record.status),
             deadline=due,
         )
         if committed.status == "ok":
@@ -254,6 +271,14 @@ class Matches:
                 Status.LOBBY if before is None else before.record.status, change, due
             )
         return committed
+
+    def _lifetime(self, status: Status) -> int:
+        """How long a match's keys live from a commit: a lobby only so long without a change,
+        a finished match for the retention, a match being played for good (it ends by itself,
+        at the latest as abandoned)."""
+        if status == Status.LOBBY:
+            return self.settings.lobby_seconds
+        return self.settings.retention_seconds if status == Status.OVER else 0
 
     async def _committed(self, was: Status, change: Change, due: float | None) -> None:
         """After a commit: count it, set the deadline again (a replica that lost its race or
@@ -308,8 +333,9 @@ class Matches:
         if timed_out and match.phase == "drawn" and due_seat(match) == seat:
             # A timed-out turn ends: the drawn card is kept (one timeout per turn, not two).
             rules_events += match.apply(seat, match.default_action(seat))
+        record.moved_at = time.time()
         if self._turn_changed(match, waited_for, was_phase, rules_events):
-            record.turn_started_at = time.time()
+            record.turn_started_at = record.moved_at
         events = [*(extra or []), *map(wire.event_to_pb, rules_events)]
         if match.phase == "over":
             record.status = Status.OVER
@@ -353,13 +379,18 @@ class Matches:
         record = change.record
         if record.status == Status.OVER:
             return now + RESULT_GRACE_SECONDS
-        if record.status != Status.PLAYING or not (any(record.bots) or record.turn_seconds):
+        if record.status != Status.PLAYING:
             return None
         if bot_seat(record, change.rules()) is not None:
             return now + self.settings.bot_delay_seconds
+        abandoned = self.abandoned_at(record)
         if record.turn_seconds:
-            return record.turn_started_at + record.turn_seconds
-        return None
+            return min(record.turn_started_at + record.turn_seconds, abandoned)
+        return abandoned
+
+    def abandoned_at(self, record: MatchRecord) -> float:
+        """When the match ends as abandoned if nobody acts."""
+        return (record.moved_at or record.turn_started_at) + self.settings.abandon_seconds
 
     async def handle_due(self, match_id: str) -> None:
         """Act on a claimed deadline: publish a result, move a bot, or time out a silent seat."""
@@ -410,6 +441,8 @@ class Matches:
         record = stored.record
         if record.status != Status.PLAYING:
             return None
+        if time.time() >= self.abandoned_at(record):
+            return abandon(stored)
         if decision is not None:
             if decision.version != stored.version:
                 return None  # the match moved on: the rescheduled deadline asks again
@@ -428,6 +461,23 @@ class Matches:
         change = self.move(stored, seat, match.default_action(seat), extra, timed_out=True)
         change.timed_out = True
         return change
+
+
+def abandon(stored: Stored) -> Change:
+    """End a match nobody acted in for too long: no winners, reason ``abandoned``; its result
+    goes to the results stream like any other."""
+    record = stored.record
+    match = Match.from_bytes(stored.state)
+    match.phase = Phase.OVER
+    match.outcome = Outcome((), Reason.ABANDONED)
+    record.status = Status.OVER
+    over = ev.MatchOver((), tuple(match.totals), Reason.ABANDONED.value)
+    revealed = game_pb2.Event(
+        seed_revealed=game_pb2.SeedRevealed(
+            server_seed=record.server_seed, deal_seed=record.deal_seed
+        )
+    )
+    return Change(record, match.to_bytes(), [wire.event_to_pb(over), revealed], match=match)
 
 
 def bot_seat(record: MatchRecord, match: Match) -> int | None:

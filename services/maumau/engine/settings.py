@@ -6,6 +6,7 @@ from pydantic import Field
 
 from maumau.common.config import SERVICE_PORTS
 from maumau.common.settings import (
+    QuotaSettings,
     RedisSettings,
     TokenSettings,
     grpc_port,
@@ -26,7 +27,7 @@ def _level_address(level: str) -> str | None:
     )
 
 
-class Settings(RedisSettings, TokenSettings):
+class Settings(RedisSettings, TokenSettings, QuotaSettings):
     model_config = service_config("engine")
 
     port: int = grpc_port(PORTS.grpc)
@@ -48,6 +49,19 @@ class Settings(RedisSettings, TokenSettings):
     bot_budget_ms: int = Field(
         200, ge=1, le=2000, description="thinking time asked of a `strong` bot"
     )
+    deadline_concurrency: int = Field(
+        16,
+        ge=1,
+        le=1000,
+        description="bot moves and turn timers one replica handles at once (one slow bot "
+        "never holds up the others)",
+    )
+    player_token_ttl_seconds: int = Field(
+        30 * 86400,
+        ge=60,
+        le=366 * 86400,
+        description="how long a player token works (Players.RenewToken gives a fresh one)",
+    )
     bots_address: str = Field(
         f"127.0.0.1:{BOTS.grpc}",
         validation_alias="MAUMAU_BOTS_ADDRESS",
@@ -58,6 +72,36 @@ class Settings(RedisSettings, TokenSettings):
     bots_address_heuristic: str | None = _level_address("heuristic")
     bots_address_strong: str | None = _level_address("strong")
 
+    lobby_seconds: int = Field(
+        3600,
+        ge=10,
+        le=30 * 86400,
+        description="a match nobody started is removed this long after its last change",
+    )
+    default_turn_seconds: int = Field(
+        120,
+        ge=5,
+        le=3600,
+        description="the turn timer of a match whose creator chose none (every match with "
+        "people has one)",
+    )
+    abandon_seconds: int = Field(
+        2 * 3600,
+        ge=60,
+        le=30 * 86400,
+        description="a match in which nobody acts this long ends as `abandoned` (its result "
+        "is published like any other)",
+    )
+    player_history: int = Field(
+        100, ge=1, le=10_000, description="matches kept in each player's list (ListMatches)"
+    )
+    results_trim_seconds: float = Field(
+        30.0,
+        gt=0,
+        le=86400,
+        description="how often results every consumer group has acknowledged are removed from "
+        "the results stream",
+    )
     redis_connections: int = Field(
         100,
         ge=2,
@@ -108,4 +152,11 @@ class Settings(RedisSettings, TokenSettings):
             max_follow_streams=self.max_follow_streams,
             follow_streams_per_player=self.follow_streams_per_player,
             follow_queue_events=self.follow_queue_events,
+            deadline_concurrency=self.deadline_concurrency,
+            rates=self.rates(),
+            results_trim_seconds=self.results_trim_seconds,
+            lobby_seconds=self.lobby_seconds,
+            default_turn_seconds=self.default_turn_seconds,
+            abandon_seconds=self.abandon_seconds,
+            player_history=self.player_history,
         )

@@ -13,7 +13,8 @@ Global keys: ``engine:deadlines:{n}`` (sorted sets: match id -> due time, one pe
 of ``MAUMAU_REDIS_SHARDS``, the match's shard by :func:`shard_of`; every replica claims from
 every shard), the results stream (its name and entries are the ``MatchResult`` contract in
 game.proto), ``engine:active`` (set of matches being played), ``player:{id}:matches`` (sorted
-set, newest last).
+set, newest last; the latest ``player_history`` only, gone a retention after the player's last
+new match).
 """
 
 from __future__ import annotations
@@ -45,8 +46,9 @@ bounds the largest part of a long match's memory."""
 # Write the new state only if the version is unchanged, append the events, remember the answer
 # (and forget the oldest beyond the number kept). KEYS: match hash, events stream, requests
 # hash, the list of kept request keys in order. ARGV: expected version ('' for a new match),
-# meta, state, request key ('' for none), answer, retention seconds ('0' keeps), answers kept,
-# then the events.
+# meta, state, request key ('' for none), answer, seconds the match's keys live from now ('0':
+# for good; a lobby's keys expire unless someone comes, a finished match's after the retention),
+# answers kept, then the events.
 _COMMIT = """
 if ARGV[4] ~= '' then
   local previous = redis.call('HGET', KEYS[3], ARGV[4])
@@ -66,6 +68,8 @@ if ARGV[4] ~= '' then
 end
 if ARGV[6] ~= '0' then
   for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[6]) end
+else
+  for i = 1, 4 do redis.call('PERSIST', KEYS[i]) end
 end
 return {'ok', tostring(next_version), last}
 """
@@ -114,6 +118,8 @@ class MatchRecord:
     deal_seed: str = ""
     turn_started_at: float = 0.0
     created_at: float = 0.0
+    moved_at: float = 0.0
+    """When the last action was taken (or the deal); 0 in records of earlier versions."""
 
     def free_seats(self) -> list[int]:
         return [s for s in range(self.seats) if not self.players[s] and not self.bots[s]]
@@ -332,8 +338,17 @@ class MatchStore:
             firsts = cast(list[list[tuple[bytes, float]]], await pipe.execute())
         return min((first[0][1] for first in firsts if first), default=None)
 
-    async def index_player(self, player_id: str, match_id: str, at: float) -> None:
-        await self.redis.zadd(f"player:{{{player_id}}}:matches", {match_id: at})
+    async def index_player(
+        self, player_id: str, match_id: str, at: float, keep: int, keep_seconds: int
+    ) -> None:
+        """Put the match at the top of the player's list, which keeps the latest ``keep``
+        matches and goes ``keep_seconds`` after the player's last new match."""
+        key = f"player:{{{player_id}}}:matches"
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zadd(key, {match_id: at})
+            pipe.zremrangebyrank(key, 0, -keep - 1)
+            pipe.expire(key, keep_seconds)
+            await pipe.execute()
 
     async def player_matches(self, player_id: str, limit: int) -> list[str]:
         ids = cast(

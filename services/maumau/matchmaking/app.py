@@ -11,12 +11,13 @@ import redis.asyncio as redis
 from maumau.common.config import ServiceConfig
 from maumau.common.lifecycle import Service
 from maumau.common.players import PlayerDirectory
+from maumau.common.quotas import Quotas
 from maumau.common.redis_client import Durability, keyed_probe
 from maumau.common.redis_server import pooled
 from maumau.common.server import create_server
 from maumau.matchmaking.notify import Notifier
 from maumau.matchmaking.parties import Parties
-from maumau.matchmaking.queue import QUEUE_INFO, QUEUES, TicketQueue
+from maumau.matchmaking.queue import ACTIVE, FORGET, TicketQueue
 from maumau.matchmaking.ratings import RatingLookup, redis_ratings
 from maumau.matchmaking.rooms import RoomResults, Rooms
 from maumau.matchmaking.service import MatchmakingService
@@ -82,10 +83,11 @@ class MatchmakingApp(Service):
             secret,
             settings,
             self.parties,
+            Quotas(client, settings.rates()),
         )
         self.results = RoomResults(self.rooms, settings.results())
         register = partial(matchmaking_pb2_grpc.add_MatchmakingServicer_to_server, service)
-        probe = keyed_probe(client, lambda: [QUEUES, QUEUE_INFO])
+        probe = keyed_probe(client, lambda: [ACTIVE, FORGET])
         server = create_server({"maumau.v1.Matchmaking": register}, config, probe)
         super().__init__(server, {"forming": self.former.run, "results": self.results.run})
 

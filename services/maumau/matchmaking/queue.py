@@ -15,8 +15,16 @@ Redis Cluster slot and claims the tickets of a table all at once or not at all:
 - ``mm:{tag}:created``     hash: formation id -> the match created for it, left by a replica
   whose lease ran out meanwhile, for the replica that took over
 
-Global keys: ``mm:queues`` (sorted set: tag -> last enqueue), ``mm:queue-info`` (hash: tag ->
-ruleset and mode) and ``mm:player:{player_id}`` (the player's latest ticket id).
+- ``mm:{tag}:info``       the queue's ruleset and mode (JSON); deleted with the queue's last ticket
+
+Global keys (each names a queue by its tag only, so the matchmaker's work follows what is queued,
+not how many queues were ever used):
+
+- ``mm:active``  sorted set: tag -> last enqueue, the queues holding live tickets (waiting,
+  claimed or leased). Enqueue adds the tag after its ticket is waiting; a matchmaker drops it
+  when it finds the queue idle, then looks again and adds it back if a ticket came meanwhile.
+- ``mm:forget``  sorted set: tag -> when its oldest ended ticket is due to be forgotten.
+- ``mm:player:{player_id}`` the player's latest ticket id.
 
 A ticket id is ``<tag>.<random>``, so the id alone finds its queue. A claimed ticket leaves
 ``waiting`` while its table is created; its status stays "searching" until the table is there.
@@ -41,7 +49,9 @@ from maumau.matchmaking.forming import Table, Waiting
 from maumau.matchmaking.ratings import RatingLookup
 
 SEARCHING, SEATED, CANCELLED, EXPIRED = "searching", "seated", "cancelled", "expired"
-QUEUES, QUEUE_INFO = "mm:queues", "mm:queue-info"
+ACTIVE, FORGET = "mm:active", "mm:forget"
+LEGACY_QUEUES, LEGACY_QUEUE_INFO = "mm:queues", "mm:queue-info"
+"""The registries of earlier versions (every queue ever used), adopted once and deleted."""
 
 # KEYS: waiting, leases, formations, owners. ARGV: lease end, owner, then per table:
 # formation id, formation JSON, ticket count, ticket ids. Claims every table whose tickets are
@@ -158,7 +168,9 @@ end
 return out
 """
 
-# KEYS: done, tickets, status. ARGV: ended before, limit. Forgets tickets ended long ago.
+# KEYS: done, tickets, status, info. ARGV: ended before, limit. Forgets tickets ended long ago;
+# answers how many and when the oldest ticket left ended ('' for none). The queue's info goes
+# with its last ticket (an enqueue writes info and ticket in one transaction).
 _FORGET = """
 local old = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
 for _, id in ipairs(old) do
@@ -166,7 +178,15 @@ for _, id in ipairs(old) do
   redis.call('HDEL', KEYS[3], id)
   redis.call('ZREM', KEYS[1], id)
 end
-return #old
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if #oldest == 0 and redis.call('HLEN', KEYS[2]) == 0 then redis.call('DEL', KEYS[4]) end
+return {#old, oldest[2] or ''}
+"""
+
+# KEYS: waiting, expiry, leases. Whether the queue holds a live ticket (waiting, claimed for a
+# table being created, or not yet ended).
+_BUSY = """
+return redis.call('ZCARD', KEYS[1]) + redis.call('ZCARD', KEYS[2]) + redis.call('ZCARD', KEYS[3])
 """
 
 # KEYS: a player's latest-ticket key. ARGV: expected ticket id, new ticket id ('': none),
@@ -374,6 +394,7 @@ class TicketQueue:
         self._cancel = client.register_script(_CANCEL)
         self._expire = client.register_script(_EXPIRE)
         self._forget = client.register_script(_FORGET)
+        self._busy = client.register_script(_BUSY)
         self._replace = client.register_script(_REPLACE)
         self._queues: dict[str, QueueInfo] = {}
         self._specs: dict[str, dict[str, tuple[TicketSpec, float]]] = {}
@@ -381,13 +402,66 @@ class TicketQueue:
 
     # ---------------------------------------------------------------- queues
 
-    async def queues(self, now: float, horizon: float) -> list[QueueInfo]:
-        """The queues that had a ticket within ``horizon`` seconds."""
-        tags = cast(list[bytes], await self.redis.zrangebyscore(QUEUES, now - horizon, "+inf"))
-        if not tags:
-            return []
-        infos = await self.redis.hmget(QUEUE_INFO, tags)
-        return [QueueInfo.from_json(text) for text in infos if text]
+    async def active(self) -> list[QueueInfo]:
+        """The queues holding live tickets."""
+        return await self._infos(cast(list[bytes], await self.redis.zrange(ACTIVE, 0, -1)))
+
+    async def due_to_forget(self, now: float) -> list[QueueInfo]:
+        """The queues holding ended tickets due to be forgotten."""
+        tags = cast(list[bytes], await self.redis.zrangebyscore(FORGET, "-inf", now))
+        return await self._infos(tags)
+
+    async def known(self) -> list[QueueInfo]:
+        """Every queue holding a ticket, live or ended."""
+        tags = set(cast(list[bytes], await self.redis.zrange(ACTIVE, 0, -1)))
+        tags |= set(cast(list[bytes], await self.redis.zrange(FORGET, 0, -1)))
+        return await self._infos(list(tags))
+
+    async def _infos(self, tags: list[bytes]) -> list[QueueInfo]:
+        infos = []
+        for tag in tags:
+            info = await self._queue(tag.decode())
+            if info is not None:
+                infos.append(info)
+        return infos
+
+    def keep_only(self, queues: list[QueueInfo]) -> None:
+        """Drop what this replica remembers of queues it no longer visits, once that is much
+        more than it visits (so a flood of queues leaves no lasting memory behind)."""
+        if len(self._queues) > 2 * len(queues) + 256:
+            tags = {queue.tag for queue in queues}
+            self._queues = {t: q for t, q in self._queues.items() if t in tags}
+            self._specs = {t: s for t, s in self._specs.items() if t in tags}
+
+    async def settle(self, queue: QueueInfo) -> bool:
+        """Drop an idle queue from the active ones; whether it stays active. Dropped first,
+        then looked at: an enqueue adds its tag after its ticket is waiting, so a ticket that
+        comes meanwhile is seen here (and its tag kept), or adds the tag back itself."""
+        await self.redis.zrem(ACTIVE, queue.tag)
+        keys = [queue.key(k) for k in ("waiting", "expiry", "leases")]
+        if await self._busy(keys=keys):
+            await self.redis.zadd(ACTIVE, {queue.tag: time.time()})
+            return True
+        self._specs.pop(queue.tag, None)
+        return False
+
+    async def adopt_legacy(self) -> None:
+        """Take over the registries of earlier versions: every queue they name is looked at
+        once (and settled) like an active one; then they are deleted."""
+        tags = cast(list[bytes], await self.redis.zrange(LEGACY_QUEUES, 0, -1))
+        for tag in tags:
+            info = await self.redis.hget(LEGACY_QUEUE_INFO, tag)
+            if info is not None:
+                queue = QueueInfo.from_json(info)
+                await self.redis.set(queue.key("info"), info, nx=True)
+                await self.redis.zadd(ACTIVE, {queue.tag: time.time()})
+                await self._ended(queue, time.time())
+        await self.redis.delete(LEGACY_QUEUES, LEGACY_QUEUE_INFO)
+
+    async def _ended(self, queue: QueueInfo, at: float) -> None:
+        """A ticket of ``queue`` ended at ``at``: the queue is to be looked at when it is due
+        to be forgotten (the earliest such time is kept)."""
+        await self.redis.zadd(FORGET, {queue.tag: at + self.retention_seconds}, lt=True)
 
     async def depth(self, queue: QueueInfo) -> int:
         depth: int = await self.redis.zcard(queue.key("waiting"))
@@ -407,9 +481,8 @@ class TicketQueue:
         ticket as their latest and cancels it)."""
         ticket_id = f"{queue.tag}.{secrets.token_urlsafe(12)}"
         status = TicketStatus(SEARCHING, spec.enqueued_at)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hset(QUEUE_INFO, queue.tag, queue.to_json())
-            pipe.zadd(QUEUES, {queue.tag: spec.enqueued_at})
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.set(queue.key("info"), queue.to_json())
             pipe.hset(queue.key("tickets"), ticket_id, spec.to_json())
             pipe.hset(queue.key("status"), ticket_id, status.to_json())
             await pipe.execute()
@@ -437,6 +510,7 @@ class TicketQueue:
             pipe.zadd(queue.key("waiting"), {ticket_id: spec.enqueued_at})
             pipe.zadd(queue.key("expiry"), {ticket_id: spec.expires_at})
             await pipe.execute()
+        await self.redis.zadd(ACTIVE, {queue.tag: spec.enqueued_at})
         return ticket_id
 
     async def _point(self, player: str, ticket_id: str, keep: int) -> tuple[str, str]:
@@ -468,6 +542,7 @@ class TicketQueue:
             pipe.hset(queue.key("status"), ticket_id, status.to_json())
             pipe.zadd(queue.key("done"), {ticket_id: status.at})
             await pipe.execute()
+        await self._ended(queue, status.at)
 
     async def get(self, ticket_id: str) -> Ticket | None:
         queue = await self._queue(queue_of(ticket_id))
@@ -484,7 +559,7 @@ class TicketQueue:
     async def _queue(self, tag: str) -> QueueInfo | None:
         """The queue of a tag (a tag's queue never changes, so it is kept once read)."""
         if tag not in self._queues:
-            info = await self.redis.hget(QUEUE_INFO, tag)
+            info = await self.redis.get(f"mm:{{{tag}}}:info")
             if info is None:
                 return None
             self._queues[tag] = QueueInfo.from_json(info)
@@ -498,10 +573,11 @@ class TicketQueue:
         """The ticket cancelled, or as it is when it is no longer waiting."""
         queue = ticket.queue
         status = TicketStatus(CANCELLED, time.time(), reason=reason)
-        await self._cancel(
+        if await self._cancel(
             keys=[queue.key(k) for k in ("waiting", "expiry", "status", "done")],
             args=[ticket.ticket_id, status.at, status.to_json()],
-        )
+        ):
+            await self._ended(queue, status.at)
         return await self.get(ticket.ticket_id) or ticket
 
     # ---------------------------------------------------------------- forming
@@ -559,6 +635,7 @@ class TicketQueue:
                 args += [ticket_id, formation.seated(players, match_id).to_json()]
         parts = ("leases", "formations", "owners", "created", "status", "done", "expiry")
         flat = await self.durability.run_script(self._commit, [queue.key(k) for k in parts], args)
+        await self._ended(queue, float(args[1]))
         return [
             (flat[k].decode(), TicketStatus.from_json(flat[k + 1]) if flat[k + 1] else None)
             for k in range(0, len(flat), 2)
@@ -593,9 +670,21 @@ class TicketQueue:
         status = TicketStatus(EXPIRED, now, reason="no table within the ticket's wait")
         keys = [queue.key(k) for k in ("waiting", "expiry", "status", "done")]
         expired = await self._expire(keys=keys, args=[now, limit, status.to_json()])
+        if expired:
+            await self._ended(queue, now)
         return [ticket_id.decode() for ticket_id in expired]
 
     async def forget(self, queue: QueueInfo, now: float, limit: int = 1000) -> int:
-        keys = [queue.key(k) for k in ("done", "tickets", "status")]
-        forgotten: int = await self._forget(keys=keys, args=[now - self.retention_seconds, limit])
-        return forgotten
+        """Forget tickets that ended longer than the retention ago; the queue is looked at
+        again when its oldest ended ticket is due (dropped first, then added back, so a ticket
+        ending meanwhile is never missed)."""
+        await self.redis.zrem(FORGET, queue.tag)
+        keys = [queue.key(k) for k in ("done", "tickets", "status", "info")]
+        forgotten, oldest = await self._forget(
+            keys=keys, args=[now - self.retention_seconds, limit]
+        )
+        if oldest:
+            await self._ended(queue, float(oldest))
+        if forgotten >= limit:  # more are due: at once
+            await self._ended(queue, now - self.retention_seconds)
+        return int(forgotten)

@@ -16,6 +16,7 @@ from maumau.common import tokens
 from maumau.common.errors import ServiceError
 from maumau.common.lifecycle import pause
 from maumau.common.players import PlayerDirectory
+from maumau.common.quotas import Quotas
 from maumau.matchmaking.notify import Notifier
 from maumau.matchmaking.parties import Parties, PartyRecord
 from maumau.matchmaking.queue import (
@@ -74,8 +75,10 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
         secret: bytes,
         settings: Settings,
         parties: Parties,
+        quotas: Quotas,
     ) -> None:
         self.parties = parties
+        self.quotas = quotas
         self.queue = queue
         self.rooms = rooms
         self.notifier = notifier
@@ -83,15 +86,16 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
         self.secret = secret
         self.settings = settings
 
-    def _player(self, context: Context) -> str:
-        return tokens.verify_player_token(self.secret, tokens.bearer(context)).player_id
+    async def _player(self, context: Context) -> str:
+        claims = tokens.verify_player_token(self.secret, tokens.bearer(context))
+        return (await self.players.check_token(claims)).player_id
 
     # ---------------------------------------------------------------- queue
 
     async def Enqueue(
         self, request: matchmaking_pb2.EnqueueRequest, context: Context
     ) -> matchmaking_pb2.Ticket:
-        player = self._player(context)
+        player = await self._player(context)
         ruleset = wire.ruleset_from_pb(request.ruleset)
         queue = QueueInfo(ruleset.text, request.ranked)
         spec = self._spec(request, ruleset.text, player)
@@ -99,6 +103,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
         if len(spec.players) > 1:
             consent = functools.partial(self._party_consents, player, spec.players[1:])
             await consent()
+        await self.quotas.spend(context, player, "Enqueue")
         ticket_id = await self.queue.enqueue(queue, spec, consent)
         ticket = await self.queue.get(ticket_id)
         assert ticket is not None
@@ -183,13 +188,13 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
     async def GetTicket(
         self, request: matchmaking_pb2.TicketRequest, context: Context
     ) -> matchmaking_pb2.Ticket:
-        player = self._player(context)
+        player = await self._player(context)
         return self._ticket_pb(await self._ticket(request.ticket_id, player), player)
 
     async def FollowTicket(
         self, request: matchmaking_pb2.TicketRequest, context: Context
     ) -> AsyncIterator[matchmaking_pb2.Ticket]:
-        player = self._player(context)
+        player = await self._player(context)
         ticket = await self._ticket(request.ticket_id, player)
         shown = ""
         with self.notifier.watch(f"t:{ticket.ticket_id}") as changed:
@@ -208,7 +213,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
     async def CancelTicket(
         self, request: matchmaking_pb2.TicketRequest, context: Context
     ) -> matchmaking_pb2.Ticket:
-        player = self._player(context)
+        player = await self._player(context)
         if not request.ticket_id:
             raise invalid("ticket_id is required")
         ticket = await self._ticket(request.ticket_id, player)
@@ -256,25 +261,26 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
     async def InviteToParty(
         self, request: matchmaking_pb2.InviteRequest, context: Context
     ) -> matchmaking_pb2.Party:
-        player = self._player(context)
+        player = await self._player(context)
         invited = request.player_id
         if not invited or len(invited) > 64:
             raise invalid("player_id is required: a player id of 1 to 64 characters")
         if not await self.players.name(invited):
             raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no player {invited!r}")
+        await self.quotas.spend(context, player, "InviteToParty")
         return await self._party_pb(await self.parties.invite(player, invited, time.time()))
 
     async def AcceptParty(
         self, request: matchmaking_pb2.PartyRequest, context: Context
     ) -> matchmaking_pb2.Party:
-        player = self._player(context)
+        player = await self._player(context)
         party_id = _party_id(request.party_id)
         return await self._party_pb(await self.parties.accept(player, party_id, time.time()))
 
     async def LeaveParty(
         self, request: matchmaking_pb2.PartyRequest, context: Context
     ) -> matchmaking_pb2.Party:
-        player = self._player(context)
+        player = await self._player(context)
         party, was_member = await self.parties.leave(player, _party_id(request.party_id))
         ticket_id = await self.queue.latest(player) if was_member else None
         ticket = await self.queue.get(ticket_id) if ticket_id else None
@@ -288,7 +294,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
     async def GetParty(
         self, request: matchmaking_pb2.PartyRequest, context: Context
     ) -> matchmaking_pb2.Party:
-        player = self._player(context)
+        player = await self._player(context)
         party_id = _party_id(request.party_id)
         return await self._party_pb(await self.parties.get(player, party_id, time.time()))
 
@@ -316,7 +322,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
     async def CreateRoom(
         self, request: matchmaking_pb2.CreateRoomRequest, context: Context
     ) -> matchmaking_pb2.Room:
-        player = self._player(context)
+        player = await self._player(context)
         ruleset = wire.ruleset_from_pb(request.ruleset)
         if request.seats not in playable_sizes(ruleset.text):
             raise invalid(
@@ -328,7 +334,8 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
         except ValueError as error:
             raise invalid(str(error)) from None
         if not 0 <= request.turn_seconds <= 3600:
-            raise invalid("turn_seconds must be from 0 (no timer) to 3600")
+            raise invalid("turn_seconds must be from 0 (the default timer) to 3600")
+        await self.quotas.spend(context, player, "CreateRoom")
         room = await self.rooms.create(
             player, ruleset.text, request.seats, bot_level, request.turn_seconds
         )
@@ -337,28 +344,28 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
     async def JoinRoom(
         self, request: matchmaking_pb2.RoomRequest, context: Context
     ) -> matchmaking_pb2.Room:
-        player = self._player(context)
+        player = await self._player(context)
         room = await self.rooms.join(normalize_code(request.code), player)
         return await self._room_pb(room, player)
 
     async def StartRoom(
         self, request: matchmaking_pb2.RoomRequest, context: Context
     ) -> matchmaking_pb2.Room:
-        player = self._player(context)
+        player = await self._player(context)
         room = await self.rooms.start(normalize_code(request.code), player)
         return await self._room_pb(room, player)
 
     async def GetRoom(
         self, request: matchmaking_pb2.RoomRequest, context: Context
     ) -> matchmaking_pb2.Room:
-        player = self._player(context)
+        player = await self._player(context)
         room = await self.rooms.recover(await self.rooms.load(normalize_code(request.code)))
         return await self._room_pb(room, player)
 
     async def FollowRoom(
         self, request: matchmaking_pb2.RoomRequest, context: Context
     ) -> AsyncIterator[matchmaking_pb2.Room]:
-        player = self._player(context)
+        player = await self._player(context)
         code = normalize_code(request.code)
         shown = -1
         with self.notifier.watch(f"r:{code}") as changed:

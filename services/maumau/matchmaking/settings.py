@@ -12,6 +12,7 @@ from pydantic import Field
 
 from maumau.common.config import SERVICE_PORTS
 from maumau.common.settings import (
+    QuotaSettings,
     RedisSettings,
     TokenSettings,
     grpc_port,
@@ -25,7 +26,7 @@ PORTS = SERVICE_PORTS["matchmaking"]
 ENGINE = SERVICE_PORTS["engine"]
 
 
-class Settings(RedisSettings, TokenSettings):
+class Settings(RedisSettings, TokenSettings, QuotaSettings):
     """How tables form and how long things wait."""
 
     model_config = service_config("matchmaking")

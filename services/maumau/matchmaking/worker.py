@@ -1,6 +1,6 @@
 """One replica's table forming: plan tables, claim their tickets, create the matches, seat them.
 
-Every replica runs this loop over every queue. Each tick, per queue:
+Every replica runs this loop over the queues holding live tickets. Each tick, per queue:
 
 1. plan tables from the oldest waiting tickets (:mod:`maumau.matchmaking.forming`), claim them
    (one Lua script: all tickets of a table or none), create each match on the engine and seat
@@ -63,6 +63,11 @@ TAKEOVERS = prometheus_client.Counter(
     "(returned to the queue).",
     ["outcome"],
 )
+TICKS = prometheus_client.Counter("matchmaking_ticks_total", "Forming ticks run.")
+QUEUE_VISITS = prometheus_client.Counter(
+    "matchmaking_queue_visits_total",
+    "Queues visited by the forming ticks: one per queue holding live tickets, per tick.",
+)
 ABANDONED = prometheus_client.Counter(
     "matchmaking_abandoned_matches_total",
     "Matches created after their lease ran out and seated elsewhere; their seats go to bots.",
@@ -109,6 +114,7 @@ class Former:
         """Work of others to do each tick (the rooms' sweep of stalled starts)."""
         self._next_maintenance = 0.0
         self._next_forget = 0.0
+        self._adopted = False
 
     async def run(self, stopping: asyncio.Event) -> None:
         """Tick until ``stopping`` is set; a tick in progress finishes first."""
@@ -125,18 +131,27 @@ class Former:
             await pause(stopping, wait)
 
     async def tick(self) -> None:
+        """Visit the queues holding live tickets (only those: a queue whose tickets are gone
+        costs nothing), and every FORGET_SECONDS those with ended tickets due to be forgotten."""
         now = time.time()
-        horizon = self.settings.ticket_ttl_seconds + self.settings.retention_seconds + 3600
-        queues = await self.queue.queues(now, horizon)
+        if not self._adopted:
+            await self.queue.adopt_legacy()
+            self._adopted = True
+        queues = await self.queue.active()
+        self.queue.keep_only(queues)
         random.shuffle(queues)  # replicas start on different queues
         maintain = now >= self._next_maintenance
         forget = now >= self._next_forget
+        TICKS.inc()
+        QUEUE_VISITS.inc(len(queues))
         for info in queues:
             if maintain:
                 await self.take_over(info)
                 await self.expire(info)
-            await self.form(info)
-            if forget:
+            if await self.form(info) == 0 and maintain:
+                await self.queue.settle(info)
+        if forget:
+            for info in await self.queue.due_to_forget(now):
                 await self.queue.forget(info, now)
         if maintain:
             self._next_maintenance = now + MAINTENANCE_SECONDS
@@ -158,7 +173,8 @@ class Former:
             max_window=s.rating_max_window,
         )
 
-    async def form(self, info: QueueInfo) -> None:
+    async def form(self, info: QueueInfo) -> int:
+        """Seat what tables the queue's waiting tickets make; the number of tickets waiting."""
         ratings = self.ratings if info.ranked else None
         waiting = await self.queue.waiting(info, self.settings.batch, ratings)
         depth = len(waiting)
@@ -181,6 +197,7 @@ class Former:
                 *(self.create(info, f, seeds[f.formation_id]) for f in claimed)
             )
             await self.seat(info, [(f, m) for f, m in zip(claimed, created, strict=True) if m])
+        return depth
 
     async def create(self, info: QueueInfo, formation: Formation, seed: str) -> str | None:
         """Create the claimed table's match; its id. None on failure: the formation stays

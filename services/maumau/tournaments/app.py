@@ -12,6 +12,7 @@ import redis.asyncio as redis
 
 from maumau.common.config import ServiceConfig
 from maumau.common.lifecycle import Service
+from maumau.common.quotas import Quotas
 from maumau.common.redis_client import keyed_probe
 from maumau.common.redis_server import reconnecting
 from maumau.common.server import create_server
@@ -47,7 +48,8 @@ class TournamentsApp(Service):
         engine = Engine(self.channel, secret, timeout=settings.lease_seconds / 2)
         self.driver = Driver(self.store, engine, settings, self.replica, clock, hooks)
         self.results = TournamentResults(self.store, client, settings.results())
-        service = TournamentsService(self.store, engine, secret, settings, clock)
+        quotas = Quotas(client, settings.rates())
+        service = TournamentsService(self.store, engine, secret, settings, quotas, clock)
         register = partial(tournaments_pb2_grpc.add_TournamentsServicer_to_server, service)
         probe = keyed_probe(client)
         server = create_server({"maumau.v1.Tournaments": register}, config, probe)

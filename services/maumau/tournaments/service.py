@@ -15,6 +15,7 @@ from maumau import wire
 from maumau.common import tokens
 from maumau.common.errors import ServiceError
 from maumau.common.players import PlayerDirectory
+from maumau.common.quotas import Quotas
 from maumau.rules.errors import BadInput
 from maumau.tournaments import ranking
 from maumau.tournaments.engine import Engine
@@ -62,8 +63,10 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
         engine: Engine,
         secret: bytes,
         settings: Settings,
+        quotas: Quotas,
         clock: Callable[[], float] = time.time,
     ) -> None:
+        self.quotas = quotas
         self.store = store
         self.engine = engine
         self.secret = secret
@@ -71,15 +74,16 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
         self.clock = clock
         self._follows = 0
 
-    def _player(self, context: Context) -> str:
-        return tokens.verify_player_token(self.secret, tokens.bearer(context)).player_id
+    async def _player(self, context: Context) -> str:
+        claims = tokens.verify_player_token(self.secret, tokens.bearer(context))
+        return (await PlayerDirectory(self.store.redis).check_token(claims)).player_id
 
     # ---------------------------------------------------------------- creating
 
     async def CreateTournament(
         self, request: pb.CreateTournamentRequest, context: Context
     ) -> pb.Tournament:
-        organizer = self._player(context)
+        organizer = await self._player(context)
         config = self._config(request, organizer)
         now = self.clock()
         tournament = Tournament(
@@ -88,6 +92,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
             created_at=now,
             seed=tokens.new_id(),
         )
+        await self.quotas.spend(context, organizer, "CreateTournament")
         if not await self.store.count_for_organizer(
             organizer, tournament.tournament_id, now, self.settings.max_per_organizer
         ):
@@ -137,7 +142,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
             ),
             (2 <= max_entrants <= limit, f"max_entrants must be from 2 to {limit}"),
             (2 <= min_entrants <= max_entrants, "min_entrants must be from 2 to max_entrants"),
-            (0 <= r.turn_seconds <= 600, "turn_seconds must be from 0 (no timer) to 600"),
+            (0 <= r.turn_seconds <= 600, "turn_seconds must be from 0 (the default timer) to 600"),
             (
                 r.start_at == 0 or now <= r.start_at <= now + 366 * 24 * 3600,
                 "start_at must be within the next year (Unix seconds), or 0 to start by hand",
@@ -178,7 +183,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
     # ---------------------------------------------------------------- entering
 
     async def Register(self, request: pb.RegisterEntrantRequest, context: Context) -> pb.Tournament:
-        caller = self._player(context)
+        caller = await self._player(context)
         tournament_id = _id(request.tournament_id)
         now = self.clock()
         if request.bot_name:
@@ -191,6 +196,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
             if request.bot_level:
                 raise invalid("bot_level goes with bot_name")
             entrant = Entrant(caller, await self._player_name(caller))
+        await self.quotas.spend(context, caller, "Register")
 
         def register(t: Tournament) -> tuple[Events, None]:
             if request.bot_name and caller != t.config.organizer_id:
@@ -209,7 +215,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
     async def Unregister(
         self, request: pb.UnregisterEntrantRequest, context: Context
     ) -> pb.Tournament:
-        caller = self._player(context)
+        caller = await self._player(context)
         tournament_id = _id(request.tournament_id)
         entrant_id = f"bot:{request.bot_name.strip()}" if request.bot_name else caller
 
@@ -230,7 +236,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
     async def StartTournament(
         self, request: pb.StartTournamentRequest, context: Context
     ) -> pb.Tournament:
-        caller = self._player(context)
+        caller = await self._player(context)
         tournament_id = _id(request.tournament_id)
         t, _ = await self.store.update(tournament_id, partial(_start, caller))
         await self.store.set_due(tournament_id, self.clock())
@@ -263,7 +269,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
         return (await self.store.load(_id(request.tournament_id))).tournament.standings()
 
     async def GetSeat(self, request: pb.GetSeatRequest, context: Context) -> pb.Seat:
-        caller = self._player(context)
+        caller = await self._player(context)
         t = (await self.store.load(_id(request.tournament_id))).tournament
         if t.entrant(caller) is None:
             raise ServiceError(grpc.StatusCode.FAILED_PRECONDITION, "you are not an entrant")

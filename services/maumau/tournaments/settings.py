@@ -12,6 +12,7 @@ from pydantic import Field, field_validator
 
 from maumau.common.config import SERVICE_PORTS
 from maumau.common.settings import (
+    QuotaSettings,
     RedisSettings,
     TokenSettings,
     grpc_port,
@@ -25,7 +26,7 @@ PORTS = SERVICE_PORTS["tournaments"]
 ENGINE = SERVICE_PORTS["engine"]
 
 
-class Settings(RedisSettings, TokenSettings):
+class Settings(RedisSettings, TokenSettings, QuotaSettings):
     """Limits, leases and times of the tournaments service."""
 
     model_config = service_config("tournaments")

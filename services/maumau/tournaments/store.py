@@ -21,7 +21,8 @@ Keys of other slots, each written on its own (idempotent, so a repeat after a cr
 - ``championship:{year}:awarded``  set of the tournaments counted (each once)
 - ``championship:{year}:deciders`` hash: player -> the deciding tournament of their tie
 - ``championship:{year}:decided``  hash: player -> place in that deciding tournament
-- ``tournaments:player:{player}``  sorted set: tournament id -> finished at (a player's history)
+- ``tournaments:player:{player}``  sorted set: tournament id -> finished at (a player's history,
+  the latest HISTORY_KEPT)
 - ``tournaments:player:{player}:places``  hash: tournament id -> JSON place, points
 
 Finished and cancelled tournaments expire ``retention_seconds`` after they end; championship
@@ -126,6 +127,24 @@ def match_key(match_id: str) -> str:
     return f"tournaments:match:{{{match_id}}}"
 
 
+HISTORY_KEPT = 100
+"""Tournaments kept in each player's history."""
+
+# KEYS: a player's history, its places. ARGV: tournament id, finished at, place JSON, entries
+# kept, seconds to keep. Adds the entry and forgets the oldest beyond those kept.
+_RECORD_HISTORY = """
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+local old = redis.call('ZRANGE', KEYS[1], 0, -tonumber(ARGV[4]) - 1)
+if #old > 0 then
+  redis.call('ZREM', KEYS[1], unpack(old))
+  redis.call('HDEL', KEYS[2], unpack(old))
+end
+redis.call('EXPIRE', KEYS[1], ARGV[5])
+redis.call('EXPIRE', KEYS[2], ARGV[5])
+"""
+
+
 def organizer_key(player_id: str) -> str:
     return f"tournaments:organizer:{{{player_id}}}"
 
@@ -184,6 +203,7 @@ class TournamentStore:
         self._claim = client.register_script(_CLAIM)
         self._quota = client.register_script(_QUOTA)
         self._award = client.register_script(_AWARD)
+        self._record_history = client.register_script(_RECORD_HISTORY)
 
     # ------------------------------------------------------------ records
 
@@ -327,12 +347,10 @@ class TournamentStore:
         self, player: str, t: Tournament, place: dict[str, Any], keep_seconds: int
     ) -> None:
         key = history_key(player)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.zadd(key, {t.tournament_id: t.finished_at})
-            pipe.hset(f"{key}:places", t.tournament_id, json.dumps(place))
-            pipe.expire(key, keep_seconds)
-            pipe.expire(f"{key}:places", keep_seconds)
-            await pipe.execute()
+        await self._record_history(
+            keys=[key, f"{key}:places"],
+            args=[t.tournament_id, t.finished_at, json.dumps(place), HISTORY_KEPT, keep_seconds],
+        )
 
     async def history(self, player: str, limit: int) -> list[dict[str, Any]]:
         key = history_key(player)
