@@ -38,7 +38,7 @@ class RatingApp(Service):
         settings = settings or Settings()
         reconnecting(client)
         durability = Durability(client, settings.redis_min_replicas, settings.redis_wait_ms)
-        self.store = RatingStore(client, tag, durability)
+        self.store = RatingStore(client, tag, durability, settings.match_retention_seconds)
         self.consumer = ResultsConsumer(client, self.store, settings.consuming(), stream=stream)
         service = RatingService(self.store, PlayerDirectory(client))
         server = create_server(

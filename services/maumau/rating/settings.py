@@ -37,6 +37,13 @@ class Settings(RedisSettings):
         0.5, gt=0, le=10, description="the longest one read waits for new results"
     )
 
+    match_retention_seconds: int = Field(
+        180 * 86400,
+        ge=86400,
+        le=10 * 366 * 86400,
+        description="how long an applied match's record is kept (players' histories show it, and "
+        "it marks the match applied: keep it longer than a result stays in engine:results)",
+    )
     gone_after_seconds: float = Field(
         3600.0,
         gt=0,

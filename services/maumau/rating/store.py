@@ -10,7 +10,9 @@ the write rate is that of finished matches, which one slot carries easily.
 - ``{rating}:history:<id>``  sorted set: match id -> finished_at (the latest HISTORY_KEPT; the
   oldest are trimmed once twice as many piled up)
 - ``{rating}:match:<id>``    ``"<seq> <record>"``: the order in which matches were applied and
-  the match's record (JSON, see :func:`apply_result`); its existence marks the match applied
+  the match's record (JSON, see :func:`apply_result`); its existence marks the match applied.
+  It expires after the match retention, far longer than a result stays in the results stream
+  (trimmed once every group has it), so no delivery of a result can outlive its record.
 - ``{rating}:seq``           counter of applied matches
 
 Applying a batch: read which matches are applied and the players' states of the presets played,
@@ -51,7 +53,8 @@ HISTORY_KEPT = 100
 """Matches kept in each player's history."""
 
 # KEYS: the seq counter, the M match keys, the P player keys, then keys named by index in ARGV[1].
-# ARGV[1]: JSON {"matches": M, "players": P, "sorted": [[key, [score, member, ...], trim], ...]};
+# ARGV[1]: JSON {"matches": M, "players": P, "expire": seconds a match record is kept,
+# "sorted": [[key, [score, member, ...], trim], ...]};
 # ARGV[2]: history entries kept; then M match records, the P player states as read ('' for none)
 # and the P new player states. Scores travel as strings: Lua numbers would lose digits.
 _APPLY = """
@@ -70,6 +73,7 @@ for i = 1, n do
   writes[2 * (m + i) - 1], writes[2 * (m + i)] = KEYS[1 + m + i], ARGV[2 + m + n + i]
 end
 redis.call('MSET', unpack(writes))
+for i = 1, m do redis.call('EXPIRE', KEYS[1 + i], p.expire) end
 for _, z in ipairs(p.sorted) do
   redis.call('ZADD', KEYS[z[1]], unpack(z[2]))
   if z[3] and redis.call('ZCARD', KEYS[z[1]]) >= 2 * keep then
@@ -231,9 +235,14 @@ class RatingStore:
     """Reads and atomic writes of ratings in Redis; every replica uses one of these."""
 
     def __init__(
-        self, client: redis.Redis, tag: str = "rating", durability: Durability | None = None
+        self,
+        client: redis.Redis,
+        tag: str = "rating",
+        durability: Durability | None = None,
+        match_retention_seconds: int = 180 * 86400,
     ) -> None:
         self.redis = client
+        self.match_retention_seconds = match_retention_seconds
         self.durability = durability or Durability(client)
         self.prefix = f"{{{tag}}}"
         self._apply = client.register_script(_APPLY)
@@ -338,7 +347,12 @@ class RatingStore:
                 entries += [repr(skill.ordinal), rated_id]
             keys.append(self.ladder_key(preset, season))
             scores.append([len(keys), entries, False])
-        payload = {"matches": len(fresh), "players": len(changed), "sorted": scores}
+        payload = {
+            "matches": len(fresh),
+            "players": len(changed),
+            "expire": self.match_retention_seconds,
+            "sorted": scores,
+        }
         status = await self.durability.run_script(
             self._apply,
             keys,
