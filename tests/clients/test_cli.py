@@ -18,7 +18,7 @@ import pytest
 from maumau.bots.app import BotsApp
 from maumau.common.redis_server import free_port
 from maumau.rules.cards import french_deck
-from tests.support.engine import engine_config
+from tests.support.engine import SECRET, engine_config
 
 ROOT = Path(__file__).parents[2]
 
@@ -133,7 +133,7 @@ TIP_WORDS = {  # words every reason of the hints uses in one language or the oth
 
 @pytest.mark.parametrize("lang", ["en", "de"])
 async def test_tips_come_from_the_bot_service_in_your_language_and_quitting_leaves(address, lang):
-    bots = BotsApp(engine_config())  # the same service lifecycle
+    bots = BotsApp(engine_config(), SECRET)  # the same service lifecycle
     await bots.start()
     screen = SCREEN[lang]
     child = spawn(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TypeVar
 
@@ -121,7 +122,7 @@ async def test_hints_rank_every_legal_action_with_reasons_in_english_and_german(
     player = await platform.register("Learner")
     seat = await player.create_match("classic", 2, bots=["random"], options={"target": 0})
     async for view in seat.turns():
-        hints = await platform.hints(view, lang="de")
+        hints = await platform.hints(view, token=seat.token, lang="de")
         assert {h.action for h in hints} == set(view.legal)
         assert [h.score for h in hints] == sorted((h.score for h in hints), reverse=True)
         best = hints[0]
@@ -129,3 +130,14 @@ async def test_hints_rank_every_legal_action_with_reasons_in_english_and_german(
         assert best.text("en") != best.text("de")
         await seat.leave()
         break
+
+
+async def test_a_kept_player_token_is_renewed_and_both_tokens_act(platform):
+    """Player tokens expire; a client keeping one renews it (the terminal client does at start)."""
+    player = await platform.register("Keeper")
+    old = player.token
+    expires_at = await player.renew_token()
+    assert expires_at > time.time() + 86400
+    again = platform.player(player.player_id, old)
+    assert [m.match_id for m in await again.matches()] == []
+    assert await player.matches() == []

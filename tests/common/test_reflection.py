@@ -14,7 +14,7 @@ from maumau.common.config import ServiceConfig
 
 @pytest.mark.parametrize("version", ["v1", "v1alpha"])
 async def test_reflection_lists_and_describes_services_as_v1_and_v1alpha(version):
-    server = BotsApp(ServiceConfig(host="127.0.0.1", port=0, metrics_port=0))
+    server = BotsApp(ServiceConfig(host="127.0.0.1", port=0, metrics_port=0), b"reflection")
     await server.start()
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:

@@ -122,6 +122,44 @@ async def test_entries_left_idle_by_a_silent_consumer_are_claimed_by_another(cli
     assert after == (reclaimed or 0) + 10
 
 
+async def consumers(client: redis.asyncio.Redis, stream: str) -> dict[str, int]:
+    """Every consumer name of the group and the entries pending with it."""
+    return {c["name"].decode(): c["pending"] for c in await client.xinfo_consumers(stream, GROUP)}
+
+
+async def test_consumers_gone_and_owning_nothing_leave_the_group(client, stream):
+    """Every crashed replica used to leave its name in the group for good: a consumer silent
+    longer than gone_after_seconds with nothing pending is removed; one that still owns
+    entries is kept until they are claimed, and so is the live consumer itself."""
+    await add(client, stream, 10)
+    owner = Recorder(client, stream, GROUP, settings("crashed-with-work"), crash_at=1)
+    with pytest.raises(Crash):
+        await owner.run()  # 10 entries pending with it
+    idle = Recorder(client, stream, GROUP, settings("crashed-idle"))
+    await idle.ensure_group()
+    await client.xgroup_createconsumer(stream, GROUP, "crashed-idle")  # it read nothing
+    live = Recorder(client, stream, GROUP, settings("live", gone_after_seconds=0.2))
+    await asyncio.sleep(0.3)
+    assert await live.remove_gone_consumers() == ["crashed-idle"]
+    assert await consumers(client, stream) == {"crashed-with-work": 10}
+    # Running, a consumer claims the crashed owner's entries; owning nothing, the owner goes too.
+    claimer = Recorder(
+        client, stream, GROUP, settings("live", claim_idle_seconds=0.1, gone_after_seconds=0.2)
+    )
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    async def watch() -> None:
+        while set(await consumers(client, stream)) != {"live"}:
+            await asyncio.sleep(0.02)
+        done.set_result(None)
+
+    watcher = asyncio.create_task(watch())
+    await run_until(claimer, done, 10)
+    watcher.cancel()
+    assert sorted(claimer.seen, key=int) == [str(n).encode() for n in range(10)]
+    assert await consumers(client, stream) == {"live": 0}
+
+
 async def test_a_failing_handler_backs_off_and_its_batch_is_handled_again(client, stream):
     """Two failures in a row: the batch stays pending (nothing acknowledged), the consumer
     waits 0.1 s, then 0.2 s, and handles the same batch again, once."""

@@ -4,6 +4,7 @@ import asyncio
 import time
 
 import grpc
+from prometheus_client import REGISTRY
 
 from maumau.bots.service import BotsService
 from maumau.common.config import ServiceConfig
@@ -21,6 +22,10 @@ BOTS = {
     2: game_pb2.BOT_LEVEL_STRONG,
     3: game_pb2.BOT_LEVEL_HEURISTIC,
 }
+
+
+def fallbacks() -> float:
+    return REGISTRY.get_sample_value("engine_bot_fallbacks_total") or 0.0
 
 
 async def nothing_to_probe() -> None:
@@ -69,7 +74,8 @@ async def test_every_view_a_bot_gets_is_exactly_its_seats_view(redis_server):
                 audited.append((request.view, stored.state))
             return await super().Decide(request, context)
 
-    bots = await serve_bots(AuditingBots())
+    bots = await serve_bots(AuditingBots(SECRET))
+    fallbacks_before = fallbacks()
     settings = EngineSettings(
         bot_delay_seconds=0, bot_addresses={"": f"127.0.0.1:{bots.port}"}, bot_budget_ms=5
     )
@@ -84,6 +90,7 @@ async def test_every_view_a_bot_gets_is_exactly_its_seats_view(redis_server):
         await client.aclose()
         await bots.stop(0)
     assert len(audited) > 20
+    assert fallbacks() == fallbacks_before  # the engine's bots token was taken every time
     for view, state in audited:
         truth = Match.from_bytes(state)
         assert view.seat in BOTS
@@ -101,3 +108,55 @@ async def test_a_dead_bots_service_never_stalls_a_match(redis_server):
     finally:
         await app.stop(0)
         await client.aclose()
+
+
+async def test_a_slow_bot_holds_up_only_its_own_match(redis_server):
+    """Due bot seats are handled concurrently: while one match's bot server sits on a decision,
+    another match's bots play on to the end."""
+    asked, release = asyncio.Event(), asyncio.Event()
+
+    class SlowBots(BotsService):
+        async def Decide(self, request, context):
+            asked.set()
+            await release.wait()
+            return await super().Decide(request, context)
+
+    bots = await serve_bots(SlowBots(SECRET))
+    settings = EngineSettings(
+        bot_delay_seconds=0,
+        bot_addresses={"strong": f"127.0.0.1:{bots.port}", "": ""},  # others: the engine's own
+        bot_budget_ms=5,
+    )
+    app, client = await start_engine(redis_server.url, settings)
+    app.matches.bots.timeout = 600  # the slow bot is never cut off by the engine's own timeout
+    store = MatchStore(client)
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{app.port}") as channel:
+            engine = engine_pb2_grpc.EngineStub(channel)
+
+            async def bot_match(level: int) -> str:
+                created = await engine.CreateMatch(
+                    engine_pb2.CreateMatchRequest(
+                        ruleset=game_pb2.Ruleset(preset="online"),
+                        seats=2,
+                        bots={0: level, 1: level},
+                        auto_start=True,
+                    ),
+                    metadata=auth(service_token(SECRET)),
+                )
+                return str(created.match.match_id)
+
+            slow = await bot_match(game_pb2.BOT_LEVEL_STRONG)
+            await asyncio.wait_for(asked.wait(), 60)
+            fast = await bot_match(game_pb2.BOT_LEVEL_RANDOM)
+            deadline = time.monotonic() + 120
+            while (stored := await store.load(fast)) is None or stored.record.status != "over":
+                assert time.monotonic() < deadline, "the other match stalled behind the slow bot"
+                await asyncio.sleep(0.05)
+            waiting = await store.load(slow)
+            assert waiting is not None and waiting.record.status == "playing"
+    finally:
+        release.set()
+        await app.stop(0)
+        await client.aclose()
+        await bots.stop(0)

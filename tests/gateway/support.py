@@ -71,7 +71,7 @@ async def platform(redis_url: str, bot_delay: float = 0.0) -> AsyncIterator[Plat
         0.01,
     )
     await engine.start()
-    bots = BotsApp(config())
+    bots = BotsApp(config(), SECRET)
     await bots.start()
     matchmaking = MatchmakingApp(
         clients[1],

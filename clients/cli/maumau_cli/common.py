@@ -142,9 +142,17 @@ async def me(platform: Platform, name: str | None) -> Player:
     except (OSError, ValueError):
         kept = {}
     known = kept.get(platform.address) if isinstance(kept, dict) else None
+    player = None
     if isinstance(known, dict) and {"player_id", "token"} <= known.keys():
-        return platform.player(known["player_id"], known["token"], known.get("name", ""))
-    player = await platform.register((name or user_name())[:32])
+        player = platform.player(known["player_id"], known["token"], known.get("name", ""))
+        try:
+            await player.renew_token()  # a kept token would otherwise expire one day
+        except MauMauError as error:
+            if error.status != grpc.StatusCode.UNAUTHENTICATED:
+                raise
+            player = None  # expired or revoked: this platform knows us no more
+    if player is None:
+        player = await platform.register((name or user_name())[:32])
     kept = kept if isinstance(kept, dict) else {}
     kept[platform.address] = {
         "player_id": player.player_id,

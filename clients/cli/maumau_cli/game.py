@@ -371,7 +371,7 @@ class Game:
             self.say(f"  ! {t.get('no_such_suit', text=text, last=len(suits), letters=letters)}")
 
     async def _tips(self, view: View) -> None:
-        tips = await fetch_tips(self.tips_address, view.pb, self.texts.lang)
+        tips = await fetch_tips(self.tips_address, view.pb, self.seat.token, self.texts.lang)
         if tips is None:
             self.say(self.texts.get("tips_unavailable", address=self.tips_address))
             return

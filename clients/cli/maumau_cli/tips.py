@@ -23,13 +23,18 @@ Tip = tuple[str, str]
 
 
 async def fetch_tips(
-    address: str, view: game_pb2.View, lang: str = "en", timeout: float = 1.5
+    address: str, view: game_pb2.View, token: str, lang: str = "en", timeout: float = 1.5
 ) -> list[Tip] | None:
-    """The ranked legal actions for ``view``, best first, or None when tips are not available."""
+    """The ranked legal actions for ``view`` (asked with the seat's ``token``), best first, or
+    None when tips are not available."""
     try:
         async with grpc.aio.insecure_channel(address) as channel:
             stub: Any = bots_pb2_grpc.BotsStub(channel)
-            reply = await stub.Hint(bots_pb2.HintRequest(view=view, lang=lang), timeout=timeout)
+            reply = await stub.Hint(
+                bots_pb2.HintRequest(view=view, lang=lang),
+                timeout=timeout,
+                metadata=(("authorization", f"Bearer {token}"),),
+            )
         return [
             (
                 action_from_pb(ranked.action).text,

@@ -308,14 +308,16 @@ class Platform:
 
     # ------------------------------------------------------------------ tips
 
-    async def hints(self, view: View, *, lang: str = "en") -> list[Hint]:
+    async def hints(self, view: View, *, token: str, lang: str = "en") -> list[Hint]:
         """Every legal action of ``view`` ranked by the platform's Bots service, best first,
         each with its reasons (render them with ``hint.text(lang)``; ``lang`` also asks the
-        service for ready-made text in ``hint.server_text``)."""
+        service for ready-made text in ``hint.server_text``). ``token`` is yours: a player
+        token (``player.token``) or the seat token of the view (``seat.token``)."""
         stub = bots_pb2_grpc.BotsStub(self._channel_to(self.bots_address))
         reply = await self._call(
             lambda: stub.Hint(
                 bots_pb2.HintRequest(view=view.pb, lang=lang),
+                metadata=_auth(token),
                 timeout=self.timeout,
                 wait_for_ready=True,
             ),
@@ -417,6 +419,21 @@ class Player:
 
     def __repr__(self) -> str:
         return f"Player({self.player_id!r}, name={self.name!r})"
+
+    async def renew_token(self) -> int:
+        """Swap ``token`` for a fresh one with a new lifetime (player tokens expire; renew a
+        kept one before it does); when the new one expires, in Unix seconds."""
+        reply = await self.platform._call(
+            lambda: self.platform._players.RenewToken(
+                players_pb2.RenewTokenRequest(),
+                metadata=_auth(self.token),
+                timeout=self.platform.timeout,
+                wait_for_ready=True,
+            ),
+            safe=True,
+        )
+        self.token = reply.player_token
+        return int(reply.expires_at)
 
     async def create_match(
         self,

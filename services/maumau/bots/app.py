@@ -19,10 +19,15 @@ async def always_healthy() -> None:
 
 
 class BotsApp(Service):
-    def __init__(self, config: ServiceConfig) -> None:
-        register = partial(bots_pb2_grpc.add_BotsServicer_to_server, BotsService())
+    def __init__(
+        self, config: ServiceConfig, secret: bytes, max_searches: int = 4, max_budget_ms: int = 2000
+    ) -> None:
+        service = BotsService(secret, max_searches, max_budget_ms)
+        register = partial(bots_pb2_grpc.add_BotsServicer_to_server, service)
         super().__init__(create_server({"maumau.v1.Bots": register}, config, always_healthy))
 
 
 def build(settings: Settings, client: redis.Redis | None) -> BotsApp:
-    return BotsApp(settings.server())
+    return BotsApp(
+        settings.server(), settings.secret(), settings.max_searches, settings.max_budget_ms
+    )

@@ -23,6 +23,9 @@ What run() guarantees:
   after ``handle()`` returned: an entry whose handler failed, or whose replica died, stays pending;
 - every ``claim_idle_seconds / 2`` it claims the entries any consumer has left pending longer
   than ``claim_idle_seconds`` (XAUTOCLAIM) and handles them: a dead replica's work is taken over;
+  then it removes from the group every consumer that owns nothing and has been silent longer
+  than ``gone_after_seconds`` (a crashed replica's name; a live one that reads again is simply
+  added again by Redis);
 - a failing handler or an unreachable Redis pauses the loop with a growing backoff (up to
   ``max_backoff_seconds``), logged, and the failed batch is tried again: nothing but stop() ends
   the loop.
@@ -68,6 +71,11 @@ OLDEST_PENDING_AGE = prometheus_client.Gauge(
     "Age of the oldest entry the group has not handled yet (0 when none waits).",
     ["stream", "group"],
 )
+GONE_REMOVED = prometheus_client.Counter(
+    "stream_consumers_removed_total",
+    "Consumers removed from a group: silent too long and owning no pending entry.",
+    ["stream", "group"],
+)
 LAG_COUNT_LIMIT = 10_000
 LAG_INTERVAL_SECONDS = 5.0
 HANDLER_FAILURES = prometheus_client.Counter(
@@ -108,6 +116,8 @@ class ConsumerSettings:
     """How long an entry may stay pending with a replica before another one takes it over."""
     block_seconds: float = 0.5
     """The longest one read waits for new entries (and a stop for that read)."""
+    gone_after_seconds: float = 3600.0
+    """A consumer of the group silent this long with no pending entry is removed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +150,7 @@ class StreamConsumer(ABC):
         self.batch = settings.batch
         self.claim_idle_seconds = settings.claim_idle_seconds
         self.block_seconds = settings.block_seconds
+        self.gone_after_seconds = settings.gone_after_seconds
         self.start_at = start_at
         self.max_backoff_seconds = max_backoff_seconds
         self._stopping = asyncio.Event()
@@ -176,6 +187,7 @@ class StreamConsumer(ABC):
                 elif time.monotonic() >= next_claim:
                     next_claim = time.monotonic() + self.claim_idle_seconds / 2
                     await self.reclaim()
+                    await self.remove_gone_consumers()
                 else:
                     await self.consume_new()
                 failures = 0
@@ -264,6 +276,24 @@ class StreamConsumer(ABC):
         if not pending:
             await self.redis.xgroup_delconsumer(self.stream, self.group, self.consumer)
 
+    async def remove_gone_consumers(self) -> list[str]:
+        """Remove every other consumer of the group that owns no pending entry and has been
+        silent longer than ``gone_after_seconds``; their names. Checked and removed in one
+        script, so no entry delivered meanwhile is dropped with its consumer."""
+        removed = await self.redis.eval(
+            REMOVE_GONE_CONSUMERS,
+            1,
+            self.stream,
+            self.group,
+            self.consumer,
+            int(self.gone_after_seconds * 1000),
+        )
+        names = [name.decode() if isinstance(name, bytes) else str(name) for name in removed]
+        if names:
+            GONE_REMOVED.labels(self.stream, self.group).inc(len(names))
+            log.info("%s: removed consumers gone from group %s: %s", self.stream, self.group, names)
+        return names
+
     async def _handle_reply(self, reply: Any) -> int:
         entries = _entries(reply[0][1]) if reply else []
         await self._handle(entries)
@@ -273,6 +303,23 @@ class StreamConsumer(ABC):
         if entries:
             await self.handle(entries)
             await self.acknowledge([entry.id for entry in entries])
+
+
+REMOVE_GONE_CONSUMERS = """
+local removed = {}
+for _, consumer in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
+  local info = {}
+  for i = 1, #consumer, 2 do info[consumer[i]] = consumer[i + 1] end
+  if info['name'] ~= ARGV[2] and tonumber(info['pending']) == 0
+      and tonumber(info['idle']) > tonumber(ARGV[3]) then
+    redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], info['name'])
+    removed[#removed + 1] = info['name']
+  end
+end
+return removed
+"""
+"""KEYS: the stream; ARGV: the group, this consumer, the silence in ms after which an idle
+consumer with nothing pending is removed. Returns the names removed."""
 
 
 def _entries(raw: Any) -> list[StreamEntry]:

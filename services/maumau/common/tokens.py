@@ -1,17 +1,22 @@
 """Signed tokens: any replica of any service checks one with the platform secret alone.
 
-A token is `base64url(payload JSON) + "." + base64url(HMAC-SHA256(secret, first part))`. The
-payload names its kind, so a token issued for one purpose is refused for another: a seat token
-acts for exactly one seat of one match, and a player token acts for no seat at all.
+A token is a standard JWT (HS256, PyJWT) that third-party clients can read as a bearer token:
+``sub`` the player (or service) it speaks for, ``iat`` and ``exp`` its lifetime, and an audience
+per kind (``maumau:player``, ``maumau:seat``, ``maumau:service``), so a token issued for one
+purpose is refused for another: a seat token acts for exactly one seat of one match (``mid``,
+``seat``), and a player token acts for no seat at all. Player and seat tokens always end; a
+player token also carries its player's token generation (``gen``), which the player directory
+compares with the one in Redis, so a player can revoke every token of theirs at once.
+
+The signing key is derived from the platform secret (HMAC-SHA256 with a fixed label), so the
+key always has the length HS256 asks for and the secret itself signs nothing else.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
+import functools
 import hashlib
 import hmac
-import json
 import secrets
 import time
 from collections.abc import Iterable
@@ -19,23 +24,58 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol, TypeVar
 
+import jwt
+
 T = TypeVar("T")
+
+ALGORITHM = "HS256"
+ISSUER = "maumau"
+
+PLAYER_TOKEN_TTL_SECONDS = 30 * 86400
+"""A player token's lifetime unless its issuer says otherwise (the engine's is a setting)."""
+
+SEAT_TOKEN_TTL_SECONDS = 30 * 86400
+"""The longest a seat token lives: longer than any match is played and then kept, so in practice
+a seat token ends with its match (the engine answers "expired" once the match is gone)."""
+
+BOTS_TOKEN_TTL_SECONDS = 3600
+"""A bots token's lifetime: short, since the engine shows it to third-party bot servers too."""
+
+CLOCK_SKEW_SECONDS = 60
+"""A token issued up to this far in the future (by a replica whose clock runs ahead) is taken."""
+
+MAX_TOKEN_CHARACTERS = 4096
+"""Longer bearer text is refused before it is decoded."""
 
 
 class TokenError(ValueError):
     """A token cannot be trusted; the message says why, in words a person can act on."""
 
 
+class WrongKind(TokenError):
+    """A valid token of another kind (a seat token where a player token is needed, ...)."""
+
+
 class TokenKind(StrEnum):
     PLAYER = "player"
     SEAT = "seat"
     SERVICE = "service"
+    BOTS = "bots"
+    """A platform service asking the Bots service (only it) for decisions: safe to show a
+    third-party bot server, which can do nothing else with it."""
+
+    @property
+    def audience(self) -> str:
+        return f"maumau:{self.value}"
 
 
 @dataclass(frozen=True)
 class PlayerClaims:
     player_id: str
-    expires_at: int | None
+    expires_at: int
+    generation: int | None = None
+    """The player's token generation when issued; None for a token a platform service made for
+    its own short call on the player's behalf (those are never handed to anyone)."""
 
 
 @dataclass(frozen=True)
@@ -43,7 +83,7 @@ class SeatClaims:
     match_id: str
     seat: int
     player_id: str
-    expires_at: int | None
+    expires_at: int
 
 
 @dataclass(frozen=True)
@@ -58,10 +98,16 @@ def new_id() -> str:
 
 
 def issue_player_token(
-    secret: bytes, player_id: str, *, ttl_seconds: float | None = None, now: float | None = None
+    secret: bytes,
+    player_id: str,
+    *,
+    generation: int | None = None,
+    ttl_seconds: float = PLAYER_TOKEN_TTL_SECONDS,
+    now: float | None = None,
 ) -> str:
     """A token that proves who the player is, but gives no seat."""
-    return _issue(secret, TokenKind.PLAYER, {"p": player_id}, ttl_seconds, now)
+    claims = {} if generation is None else {"gen": generation}
+    return _issue(secret, TokenKind.PLAYER, player_id, claims, ttl_seconds, now)
 
 
 def issue_seat_token(
@@ -70,42 +116,78 @@ def issue_seat_token(
     seat: int,
     player_id: str,
     *,
-    ttl_seconds: float | None = None,
+    ttl_seconds: float = SEAT_TOKEN_TTL_SECONDS,
     now: float | None = None,
 ) -> str:
     """A token that lets its holder act for, and see the hand of, one seat of one match."""
-    claims = {"m": match_id, "s": seat, "p": player_id}
-    return _issue(secret, TokenKind.SEAT, claims, ttl_seconds, now)
+    claims = {"mid": match_id, "seat": seat}
+    return _issue(secret, TokenKind.SEAT, player_id, claims, ttl_seconds, now)
 
 
 def issue_service_token(
     secret: bytes, service: str, *, ttl_seconds: float | None = None, now: float | None = None
 ) -> str:
     """A token one service shows another (e.g. the engine asking bots for a move)."""
-    return _issue(secret, TokenKind.SERVICE, {"n": service}, ttl_seconds, now)
+    return _issue(secret, TokenKind.SERVICE, service, {}, ttl_seconds, now)
+
+
+def issue_bots_token(
+    secret: bytes,
+    service: str,
+    *,
+    ttl_seconds: float = BOTS_TOKEN_TTL_SECONDS,
+    now: float | None = None,
+) -> str:
+    """A token a platform service shows the Bots service (``maumau:bots``), and nothing else."""
+    return _issue(secret, TokenKind.BOTS, service, {}, ttl_seconds, now)
+
+
+Claims = PlayerClaims | SeatClaims | ServiceClaims
+
+
+def verify_token(secret: bytes, token: str, *kinds: TokenKind, now: float | None = None) -> Claims:
+    """The claims of a token of one of ``kinds`` (decoded once, whichever kind it is); TokenError
+    says why it cannot be trusted, WrongKind when it is valid but of another kind (asking for
+    the first of ``kinds``, the one a person is expected to hold)."""
+    kind, payload = _verify(secret, token, kinds, now)
+    if kind == TokenKind.PLAYER:
+        generation = payload.get("gen")
+        if generation is not None and (type(generation) is not int or generation < 0):
+            raise TokenError("token is malformed: claim 'gen' is not a whole number")
+        return PlayerClaims(payload["sub"], payload["exp"], generation)
+    if kind == TokenKind.SEAT:
+        match_id, seat = _claim(payload, "mid", str), _claim(payload, "seat", int)
+        return SeatClaims(match_id, seat, payload["sub"], payload["exp"])
+    return ServiceClaims(payload["sub"], payload.get("exp"))
 
 
 def verify_player_token(secret: bytes, token: str, *, now: float | None = None) -> PlayerClaims:
-    """Who holds this player token; TokenError says why it cannot be trusted."""
-    payload = _verify(secret, token, TokenKind.PLAYER, now)
-    return PlayerClaims(_field(payload, "p", str), payload.get("e"))
+    """Who holds this player token; TokenError says why it cannot be trusted. The generation
+    is checked against Redis by ``maumau.common.players.PlayerDirectory.check_token``."""
+    claims = verify_token(secret, token, TokenKind.PLAYER, now=now)
+    assert isinstance(claims, PlayerClaims)
+    return claims
 
 
 def verify_seat_token(secret: bytes, token: str, *, now: float | None = None) -> SeatClaims:
     """Which seat of which match this token acts for; TokenError says why it cannot."""
-    payload = _verify(secret, token, TokenKind.SEAT, now)
-    return SeatClaims(
-        _field(payload, "m", str),
-        _field(payload, "s", int),
-        _field(payload, "p", str),
-        payload.get("e"),
-    )
+    claims = verify_token(secret, token, TokenKind.SEAT, now=now)
+    assert isinstance(claims, SeatClaims)
+    return claims
 
 
 def verify_service_token(secret: bytes, token: str, *, now: float | None = None) -> ServiceClaims:
     """Which service shows this token; TokenError says why it cannot be trusted."""
-    payload = _verify(secret, token, TokenKind.SERVICE, now)
-    return ServiceClaims(_field(payload, "n", str), payload.get("e"))
+    claims = verify_token(secret, token, TokenKind.SERVICE, now=now)
+    assert isinstance(claims, ServiceClaims)
+    return claims
+
+
+def verify_bots_token(secret: bytes, token: str, *, now: float | None = None) -> ServiceClaims:
+    """Which service asks the Bots service; TokenError says why it cannot be trusted."""
+    claims = verify_token(secret, token, TokenKind.BOTS, now=now)
+    assert isinstance(claims, ServiceClaims)
+    return claims
 
 
 BEARER_PREFIX = "Bearer "
@@ -130,58 +212,93 @@ def bearer_metadata(token: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", BEARER_PREFIX + token),)
 
 
+_KINDS = {kind.audience: kind for kind in TokenKind}
+
+
+@functools.lru_cache(maxsize=16)
+def signing_key(secret: bytes) -> bytes:
+    """The HS256 key of every token: derived from the platform secret, 32 bytes long."""
+    return hmac.new(secret, b"maumau token signing key v1", hashlib.sha256).digest()
+
+
 def _issue(
     secret: bytes,
     kind: TokenKind,
+    subject: str,
     claims: dict[str, Any],
     ttl_seconds: float | None,
     now: float | None,
 ) -> str:
-    payload = {"k": kind.value, **claims}
+    issued = int(time.time() if now is None else now)
+    payload: dict[str, Any] = {
+        "iss": ISSUER,
+        "aud": kind.audience,
+        "sub": subject,
+        "iat": issued,
+        **claims,
+    }
     if ttl_seconds is not None:
-        payload["e"] = int((time.time() if now is None else now) + ttl_seconds)
-    body = _b64encode(json.dumps(payload, separators=(",", ":"), sort_keys=True).encode())
-    return f"{body}.{_b64encode(_mac(secret, body))}"
+        payload["exp"] = issued + max(1, int(ttl_seconds))
+    return jwt.encode(payload, signing_key(secret), algorithm=ALGORITHM)
 
 
-def _verify(secret: bytes, token: str, kind: TokenKind, now: float | None) -> dict[str, Any]:
-    body, dot, mac_text = token.strip().partition(".")
-    if not dot or not body or not mac_text:
-        raise TokenError("token is malformed: expected two parts separated by '.'")
-    if not token.isascii():
-        raise TokenError("token is malformed: it holds characters that are not base64url")
-    if not hmac.compare_digest(_mac(secret, body), _b64decode(mac_text)):
-        raise TokenError("token signature does not match: it was altered or signed elsewhere")
+def _verify(
+    secret: bytes, token: str, kinds: tuple[TokenKind, ...], now: float | None
+) -> tuple[TokenKind, dict[str, Any]]:
+    token = token.strip()
+    if not token or len(token) > MAX_TOKEN_CHARACTERS or not token.isascii():
+        raise TokenError(
+            f"token is malformed: expected a JWT of at most {MAX_TOKEN_CHARACTERS} ASCII characters"
+        )
+    payload = _decoded(secret, token)
+    audience = payload.get("aud")
+    kind = _KINDS.get(audience) if isinstance(audience, str) else None
+    if kind not in kinds:
+        raise WrongKind(f"this is a {kind or 'foreign'} token, a {kinds[0]} token is needed")
+    assert kind is not None
+    _claim(payload, "sub", str)
+    if kind != TokenKind.SERVICE and "exp" not in payload:  # only in-platform tokens may last
+        raise TokenError(f"token is malformed: a {kind} token must carry 'exp'")
+    if "exp" in payload:
+        expires = _claim(payload, "exp", int)
+        if (time.time() if now is None else now) >= expires:
+            again = {
+                TokenKind.PLAYER: "register again (Players.RenewToken renews one before it ends)",
+                TokenKind.SEAT: "its match is over; join a new match for a new seat token",
+                TokenKind.SERVICE: "the service must issue itself a new one",
+                TokenKind.BOTS: "the calling service must issue itself a new one",
+            }[kind]
+            raise TokenError(f"{kind} token expired: {again}")
+    return kind, payload
+
+
+@functools.lru_cache(maxsize=4096)
+def _decoded(secret: bytes, token: str) -> dict[str, Any]:
+    """A token's claims once its signature, algorithm and claim types are checked; the same
+    token is shown again and again (every call of a client), so the answer is remembered.
+    Audience and expiry are checked by the caller, every time, so a token of another kind or an
+    old one is named as such, not as merely invalid. The claims must not be changed."""
     try:
-        payload = json.loads(_b64decode(body))
-    except ValueError:
-        payload = None
-    if not isinstance(payload, dict):
-        raise TokenError("token is malformed: its payload is not a JSON object")
-    if payload.get("k") != kind:
-        raise TokenError(f"this is a {payload.get('k')} token, a {kind} token is needed")
-    if "e" in payload and (time.time() if now is None else now) >= _field(payload, "e", int):
-        raise TokenError("token expired: ask for a new one")
-    return payload
+        return jwt.decode(
+            token,
+            signing_key(secret),
+            algorithms=[ALGORITHM],
+            issuer=ISSUER,
+            leeway=CLOCK_SKEW_SECONDS,
+            options={"verify_aud": False, "verify_exp": False, "require": ["sub", "iat", "aud"]},
+        )
+    except jwt.InvalidSignatureError:
+        raise TokenError(
+            "token signature does not match: it was altered or signed elsewhere"
+        ) from None
+    except jwt.MissingRequiredClaimError as missing:
+        raise TokenError(f"token is malformed: claim {missing.claim!r} is missing") from None
+    except jwt.PyJWTError as error:
+        raise TokenError(f"token is malformed: {error}") from None
 
 
-def _field(payload: dict[str, Any], key: str, kind: type[T]) -> T:
+def _claim(payload: dict[str, Any], key: str, kind: type[T]) -> T:
     value = payload.get(key)
-    if not isinstance(value, kind):
-        raise TokenError(f"token is malformed: field {key!r} is missing or not a {kind.__name__}")
+    if type(value) is not kind:
+        raise TokenError(f"token is malformed: claim {key!r} is missing or not a {kind.__name__}")
     return value
-
-
-def _mac(secret: bytes, body: str) -> bytes:
-    return hmac.new(secret, body.encode("ascii"), hashlib.sha256).digest()
-
-
-def _b64encode(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
-def _b64decode(text: str) -> bytes:
-    try:
-        return base64.b64decode(text + "=" * (-len(text) % 4), altchars=b"-_", validate=True)
-    except (binascii.Error, ValueError):
-        raise TokenError("token is malformed: a part is not base64url text") from None

@@ -10,6 +10,7 @@ from functools import partial
 import prometheus_client
 import redis.asyncio as redis
 
+from maumau.common import tokens
 from maumau.common.config import ServiceConfig
 from maumau.common.lifecycle import Service, pause
 from maumau.common.players import PlayerDirectory
@@ -36,7 +37,6 @@ TRIMMED = prometheus_client.Counter(
 
 FOLLOW_LANE_SIZE = 250
 """Matches one follow reader (one Redis connection) reads at once."""
-DEADLINE_CONNECTIONS = 4
 CALL_WAIT_SECONDS = 10.0
 """The longest a call waits for a free connection of its pool before it answers UNAVAILABLE."""
 
@@ -46,7 +46,7 @@ class EngineApp(Service):
 
     Its Redis connections come in separate pools, so no kind of work can starve another: calls
     (``redis_connections``), the follow readers (one per lane of matches), the deadline loop
-    and the health probe (one each of their own)."""
+    (one per deadline in hand) and the health probe (one of its own)."""
 
     def __init__(
         self,
@@ -55,17 +55,19 @@ class EngineApp(Service):
         secret: bytes,
         settings: EngineSettings | None = None,
         poll_seconds: float = 0.05,
+        player_token_ttl_seconds: float = tokens.PLAYER_TOKEN_TTL_SECONDS,
     ) -> None:
         settings = settings or EngineSettings()
         reconnecting(client)  # the caller's client, which the pools below are copied from
         calls = pooled(client, settings.redis_connections, CALL_WAIT_SECONDS)
         lanes = -(-settings.max_follow_streams // FOLLOW_LANE_SIZE)
         readers = pooled(client, lanes + 1, CALL_WAIT_SECONDS)
-        background = pooled(client, DEADLINE_CONNECTIONS, CALL_WAIT_SECONDS)
+        # One per deadline in hand and one for the loop's own claims.
+        background = pooled(client, settings.deadline_concurrency + 1, CALL_WAIT_SECONDS)
         health = pooled(client, 1, CALL_WAIT_SECONDS)
         self.clients = (calls, readers, background, health)
-        self.matches = Matches(self._store(calls, settings), settings)
-        self.deadlines = Matches(self._store(background, settings), settings)
+        self.matches = Matches(self._store(calls, settings), settings, secret)
+        self.deadlines = Matches(self._store(background, settings), settings, secret)
         # A lane's one XREAD must name keys of one Cluster slot: on a cluster, a lane per match.
         lane_size = 1 if is_cluster(client) else FOLLOW_LANE_SIZE
         self.hub = FollowHub(calls, readers, self._live, settings.follow_queue_events, lane_size)
@@ -73,7 +75,7 @@ class EngineApp(Service):
         directory = PlayerDirectory(calls)
         quotas = Quotas(calls, settings.rates)
         engine = EngineService(self.matches, secret, directory, self.hub, streams, quotas)
-        players = PlayersService(directory, secret, quotas)
+        players = PlayersService(directory, secret, quotas, player_token_ttl_seconds)
         server = create_server(
             {
                 "maumau.v1.Engine": partial(engine_pb2_grpc.add_EngineServicer_to_server, engine),
@@ -88,36 +90,54 @@ class EngineApp(Service):
         super().__init__(server, {"deadlines": self.run_deadlines, "trimming": self.run_trimming})
 
     async def run_deadlines(self, stopping: asyncio.Event, batch: int = 20) -> None:
-        """Claim due deadlines and act on them until ``stopping`` (finishing the deadline in
-        hand, not cutting it off mid-commit); a claim is a lease (``deadline_lease_seconds``), so
-        a deadline whose replica dies while acting on it comes due again elsewhere."""
+        """Claim due deadlines and act on them, up to ``deadline_concurrency`` at once, until
+        ``stopping`` (finishing the deadlines in hand, not cutting them off mid-commit); a claim
+        is a lease (``deadline_lease_seconds``), so a deadline whose replica dies while acting on
+        it comes due again elsewhere."""
         store = self.deadlines.store
         lease = self.deadlines.settings.deadline_lease_seconds
+        slots = self.deadlines.settings.deadline_concurrency
+        in_hand: set[asyncio.Task[None]] = set()
         next_gauge = 0.0
-        while not stopping.is_set():
-            wait = self.poll_seconds
-            try:
-                due = await store.claim_due(time.time(), lease, batch)
-                for match_id in due:
-                    if stopping.is_set():
-                        break  # the rest come due again when their lease runs out
-                    try:
-                        await self.deadlines.handle_due(match_id)
-                    except Exception:
-                        log.exception("deadline of match %s failed; it comes due again", match_id)
-                if time.monotonic() >= next_gauge:
-                    MATCHES_ACTIVE.set(await store.count_active())
-                    earliest = await store.earliest_deadline()
-                    DEADLINE_OVERDUE.set(0 if earliest is None else max(0, time.time() - earliest))
-                    next_gauge = time.monotonic() + 5
-            except (redis.ConnectionError, redis.TimeoutError) as error:
-                log.warning("deadlines paused: Redis unreachable (%s)", error)
-                due, wait = [], max(wait, 0.5)
-            except Exception:
-                log.exception("deadline loop failed; trying again")
-                due, wait = [], max(wait, 0.5)
-            if not due:
-                await pause(stopping, wait)
+        try:
+            while not stopping.is_set():
+                wait = self.poll_seconds
+                due: list[str] = []
+                try:
+                    free = slots - len(in_hand)
+                    if free > 0:
+                        due = await store.claim_due(time.time(), lease, min(batch, free))
+                    for match_id in due:
+                        task = asyncio.create_task(self._handle_due(match_id))
+                        in_hand.add(task)
+                        task.add_done_callback(in_hand.discard)
+                    if time.monotonic() >= next_gauge:
+                        MATCHES_ACTIVE.set(await store.count_active())
+                        earliest = await store.earliest_deadline()
+                        overdue = 0 if earliest is None else max(0, time.time() - earliest)
+                        DEADLINE_OVERDUE.set(overdue)
+                        next_gauge = time.monotonic() + 5
+                except (redis.ConnectionError, redis.TimeoutError) as error:
+                    log.warning("deadlines paused: Redis unreachable (%s)", error)
+                    due, wait = [], max(wait, 0.5)
+                except Exception:
+                    log.exception("deadline loop failed; trying again")
+                    due, wait = [], max(wait, 0.5)
+                if len(in_hand) >= slots:
+                    await asyncio.wait(in_hand, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+                elif not due:
+                    await pause(stopping, wait)
+                else:
+                    await asyncio.sleep(0)  # let the new tasks start before claiming more
+        finally:
+            if in_hand:
+                await asyncio.gather(*in_hand, return_exceptions=True)
+
+    async def _handle_due(self, match_id: str) -> None:
+        try:
+            await self.deadlines.handle_due(match_id)
+        except Exception:
+            log.exception("deadline of match %s failed; it comes due again", match_id)
 
     async def run_trimming(self, stopping: asyncio.Event) -> None:
         """Every ``results_trim_seconds``, remove the results every consumer group (rating,
@@ -149,4 +169,10 @@ class EngineApp(Service):
 
 def build(settings: Settings, client: redis.Redis | None) -> EngineApp:
     assert client is not None, "the engine's settings include Redis"
-    return EngineApp(client, settings.server(), settings.secret(), settings.engine())
+    return EngineApp(
+        client,
+        settings.server(),
+        settings.secret(),
+        settings.engine(),
+        player_token_ttl_seconds=settings.player_token_ttl_seconds,
+    )

@@ -3,8 +3,10 @@
 The engine sends a bot seat's view (exactly what a human client of that seat would get) to the
 Bots service configured for the seat's level. A third party plugs in its own bot by serving
 ``maumau.v1.Bots`` and naming its address (MAUMAU_BOTS_ADDRESS, or MAUMAU_BOTS_ADDRESS_<LEVEL>
-for one level). When the service is slow, down, or answers an action that is not legal, the
-engine plays the heuristic's choice itself, so a match never stalls.
+for one level). Each call shows the engine's bots token (audience ``maumau:bots``: the platform's
+Bots service checks it; a third-party server may ignore it and can use it for nothing else).
+When the service is slow, down, or answers an action that is not legal, the engine plays the
+heuristic's choice itself, so a match never stalls.
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import Mapping
 
 import grpc
 import prometheus_client
 
+from maumau.common import tokens
 from maumau.policies import decide
 from maumau.rules import Action, BadInput, View
 from maumau.v1 import bots_pb2, bots_pb2_grpc
@@ -33,8 +37,14 @@ class BotPlayers:
     """Bot decisions by level; ``addresses`` maps a level (or '' for all) to a Bots service."""
 
     def __init__(
-        self, addresses: Mapping[str, str], budget_ms: int = 200, slack_seconds: float = 1.0
+        self,
+        addresses: Mapping[str, str],
+        secret: bytes,
+        budget_ms: int = 200,
+        slack_seconds: float = 1.0,
     ) -> None:
+        self.secret = secret
+        self._token = ("", 0.0)
         self.addresses = dict(addresses)
         self.budget_ms = budget_ms
         self.timeout = budget_ms / 1000 + slack_seconds
@@ -71,11 +81,22 @@ class BotPlayers:
                 budget_ms=self.budget_ms,
             ),
             timeout=self.timeout,
+            metadata=tokens.bearer_metadata(self._bots_token()),
         )
         action = action_from_pb(reply.action)
         if action not in view.legal:
             raise ValueError(f"it answered {action.text!r}, which is not legal now")
         return action
+
+    def _bots_token(self) -> str:
+        """The engine's bots token, issued again once half its lifetime has passed."""
+        token, renew_at = self._token
+        now = time.time()
+        if now >= renew_at:
+            ttl = tokens.BOTS_TOKEN_TTL_SECONDS
+            token = tokens.issue_bots_token(self.secret, "engine", ttl_seconds=ttl, now=now)
+            self._token = (token, now + ttl / 2)
+        return token
 
     async def close(self) -> None:
         for channel in self._channels.values():

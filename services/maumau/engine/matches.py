@@ -88,6 +88,9 @@ class EngineSettings:
     follow_streams_per_player: int = 64
     follow_queue_events: int = 256
     """Events a follower may fall behind before its stream ends (it resumes from the last)."""
+    deadline_concurrency: int = 16
+    """Due deadlines (bot moves, turn timers) one replica handles at once, so one slow bot
+    never holds up the others."""
 
 
 @dataclass(frozen=True)
@@ -192,10 +195,10 @@ def seat_info(record: MatchRecord) -> list[game_pb2.SeatInfo]:
 class Matches:
     """The engine's operations on matches; the gRPC servicer and the timer loop call these."""
 
-    def __init__(self, store: MatchStore, settings: EngineSettings) -> None:
+    def __init__(self, store: MatchStore, settings: EngineSettings, secret: bytes) -> None:
         self.store = store
         self.settings = settings
-        self.bots = BotPlayers(settings.bot_addresses, settings.bot_budget_ms)
+        self.bots = BotPlayers(settings.bot_addresses, secret, settings.bot_budget_ms)
 
     async def load(self, match_id: str) -> Stored:
         stored = await self.store.load(match_id)

@@ -1,4 +1,5 @@
-"""The Players gRPC service, served by the engine: register once, get a signed player token."""
+"""The Players gRPC service, served by the engine: register once, get a signed player token;
+renew it before it ends, or revoke every token of yours at once."""
 
 from __future__ import annotations
 
@@ -16,10 +17,24 @@ Context = grpc.aio.ServicerContext[Any, Any]
 
 
 class PlayersService(players_pb2_grpc.PlayersServicer):
-    def __init__(self, directory: PlayerDirectory, secret: bytes, quotas: Quotas) -> None:
+    def __init__(
+        self,
+        directory: PlayerDirectory,
+        secret: bytes,
+        quotas: Quotas,
+        token_ttl_seconds: float = tokens.PLAYER_TOKEN_TTL_SECONDS,
+    ) -> None:
         self.directory = directory
         self.secret = secret
         self.quotas = quotas
+        self.token_ttl_seconds = token_ttl_seconds
+
+    def _token(self, player_id: str, generation: int) -> tuple[str, int]:
+        """A player token of the given generation and when it expires."""
+        token = tokens.issue_player_token(
+            self.secret, player_id, generation=generation, ttl_seconds=self.token_ttl_seconds
+        )
+        return token, tokens.verify_player_token(self.secret, token).expires_at
 
     async def Register(
         self, request: players_pb2.RegisterRequest, context: Context
@@ -30,12 +45,44 @@ class PlayersService(players_pb2_grpc.PlayersServicer):
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, str(error)) from None
         await self.quotas.spend_registration(context)
         player_id = await self.directory.register(request.name)
-        token = tokens.issue_player_token(self.secret, player_id)
-        return players_pb2.RegisterResponse(player_id=player_id, player_token=token)
+        token, expires_at = self._token(player_id, 0)
+        return players_pb2.RegisterResponse(
+            player_id=player_id, player_token=token, expires_at=expires_at
+        )
+
+    async def RenewToken(
+        self, request: players_pb2.RenewTokenRequest, context: Context
+    ) -> players_pb2.PlayerToken:
+        claims = await self._caller(context)
+        token, expires_at = self._token(
+            claims.player_id, await self.directory.generation(claims.player_id)
+        )
+        return players_pb2.PlayerToken(player_token=token, expires_at=expires_at)
+
+    async def RevokeTokens(
+        self, request: players_pb2.RevokeTokensRequest, context: Context
+    ) -> players_pb2.PlayerToken:
+        claims = await self._caller(context)
+        token, expires_at = self._token(
+            claims.player_id, await self.directory.revoke_tokens(claims.player_id)
+        )
+        return players_pb2.PlayerToken(player_token=token, expires_at=expires_at)
+
+    async def _caller(self, context: Context) -> tokens.PlayerClaims:
+        """The registered player whose own, current token the call shows."""
+        claims = tokens.verify_player_token(self.secret, tokens.bearer(context))
+        if claims.generation is None or not await self.directory.name(claims.player_id):
+            raise ServiceError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                "only a registered player's own token (from Register) may renew or revoke tokens",
+            )
+        return await self.directory.check_token(claims)
 
     async def GetPlayer(
         self, request: players_pb2.GetPlayerRequest, context: Context
     ) -> players_pb2.Player:
+        if not request.player_id or len(request.player_id) > 128:
+            raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "player_id: 1-128 characters")
         name = await self.directory.name(request.player_id)
         if not name:
             raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no player {request.player_id!r}")

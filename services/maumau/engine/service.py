@@ -6,7 +6,7 @@ import base64
 import hmac
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import grpc
@@ -19,7 +19,7 @@ from maumau.common.quotas import Quotas
 from maumau.common.tokens import bearer
 from maumau.engine import lobby
 from maumau.engine.follow import FellBehind, FollowHub, OpenStreams, stream_position
-from maumau.engine.matches import Change, Matches, dealt, info, seat_info, seated
+from maumau.engine.matches import Change, Matches, Updated, dealt, info, seat_info, seated
 from maumau.engine.store import Status, Stored
 from maumau.rules import Match
 from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2
@@ -29,6 +29,13 @@ Context = grpc.aio.ServicerContext[Any, Any]
 MAX_REQUEST_ID = 128
 RANKED_BY = "matchmaking"
 """The one service whose token may create ranked matches."""
+
+CALLERS = (tokens.TokenKind.PLAYER, tokens.TokenKind.SERVICE)
+"""Who may create and start matches: a player, or a platform service (matchmaking, ...)."""
+VIEWERS = (tokens.TokenKind.SEAT, tokens.TokenKind.PLAYER)
+"""Who may see a match: its seats, or any player as a spectator."""
+
+SEAT_MATCH_GONE = "seat token expired: its match is over and no longer kept; join a new match"
 
 
 class EngineService(engine_pb2_grpc.EngineServicer):
@@ -53,18 +60,36 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     def _seat(self, context: Context) -> tokens.SeatClaims:
         return tokens.verify_seat_token(self.secret, bearer(context))
 
-    def _player(self, context: Context) -> tokens.PlayerClaims:
-        return tokens.verify_player_token(self.secret, bearer(context))
+    async def _player(self, context: Context) -> tokens.PlayerClaims:
+        return await self._checked(tokens.verify_player_token(self.secret, bearer(context)))
 
-    def _caller(self, context: Context) -> tokens.PlayerClaims | tokens.ServiceClaims:
-        token = bearer(context)
+    async def _checked(self, claims: tokens.PlayerClaims) -> tokens.PlayerClaims:
+        return await self.players.check_token(claims)
+
+    async def _caller(self, context: Context) -> tokens.PlayerClaims | tokens.ServiceClaims:
+        claims = tokens.verify_token(self.secret, bearer(context), *CALLERS)
+        if isinstance(claims, tokens.PlayerClaims):
+            return await self._checked(claims)
+        assert isinstance(claims, tokens.ServiceClaims)
+        return claims
+
+    async def _seat_match(self, claims: tokens.SeatClaims) -> Stored:
+        """The match a seat token names; once the match is gone, its seat tokens are expired."""
+        stored = await self.matches.store.load(claims.match_id)
+        if stored is None:
+            raise tokens.TokenError(SEAT_MATCH_GONE)
+        return stored
+
+    async def _seat_update(
+        self, claims: tokens.SeatClaims, change: Callable[[Stored], Change], request_key: str = ""
+    ) -> Updated:
+        """``Matches.update`` of the seat token's match, which expires the token once gone."""
         try:
-            return tokens.verify_player_token(self.secret, token)
-        except tokens.TokenError as refused:
-            try:
-                return tokens.verify_service_token(self.secret, token)
-            except tokens.TokenError:
-                raise refused from None  # a player token is what a person is asked for
+            return await self.matches.update(claims.match_id, change, request_key)
+        except ServiceError as error:
+            if error.status == grpc.StatusCode.NOT_FOUND:
+                raise tokens.TokenError(SEAT_MATCH_GONE) from None
+            raise
 
     def _creation_id(
         self, caller: tokens.PlayerClaims | tokens.ServiceClaims, request_id: str
@@ -103,7 +128,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     async def CreateMatch(
         self, request: engine_pb2.CreateMatchRequest, context: Context
     ) -> engine_pb2.CreateMatchResponse:
-        caller = self._caller(context)
+        caller = await self._caller(context)
         if request.server_seed and not isinstance(caller, tokens.ServiceClaims):
             # Whoever knows the server seed reads every hand once the nonces are published.
             raise lobby.denied("only a platform service may choose the server seed; leave it empty")
@@ -165,7 +190,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     async def JoinMatch(
         self, request: engine_pb2.JoinMatchRequest, context: Context
     ) -> engine_pb2.JoinMatchResponse:
-        player = self._player(context)
+        player = await self._player(context)
         name = await self.players.name(player.player_id)
         now = time.time()
 
@@ -188,7 +213,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     async def StartMatch(
         self, request: engine_pb2.StartMatchRequest, context: Context
     ) -> engine_pb2.MatchInfo:
-        caller = self._caller(context)
+        caller = await self._caller(context)
         starter = caller.player_id if isinstance(caller, tokens.PlayerClaims) else None
         now = time.time()
 
@@ -208,7 +233,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             lobby.check_seat(stored.record, claims.seat, claims.player_id)
             return Change(stored.record, stored.state, lobby.leave(stored.record, claims.seat))
 
-        updated = await self.matches.update(claims.match_id, leave)
+        updated = await self._seat_update(claims, leave)
         return info(updated.stored.record, updated.stored.version)
 
     # ---------------------------------------------------------------- play
@@ -235,9 +260,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             change.answer = answer
             return change
 
-        updated = await self.matches.update(
-            claims.match_id, act, f"{claims.seat}:{request.request_id}"
-        )
+        updated = await self._seat_update(claims, act, f"{claims.seat}:{request.request_id}")
         if updated.earlier is not None:
             return engine_pb2.ActResponse.FromString(updated.earlier)
         assert updated.change is not None
@@ -257,17 +280,16 @@ class EngineService(engine_pb2_grpc.EngineServicer):
 
     async def _viewer(self, context: Context, match_id: str) -> tuple[int | None, str, str]:
         """The seat a token may see (None: a spectator), the match it is for and the player."""
-        token = bearer(context)
-        try:
-            claims = tokens.verify_seat_token(self.secret, token)
-        except tokens.TokenError:
-            player = tokens.verify_player_token(self.secret, token)
+        claims = tokens.verify_token(self.secret, bearer(context), *VIEWERS)
+        if isinstance(claims, tokens.PlayerClaims):
+            player = await self._checked(claims)
             if not match_id:
-                raise lobby.invalid("match_id is required to spectate") from None
+                raise lobby.invalid("match_id is required to spectate")
             return None, match_id, player.player_id
+        assert isinstance(claims, tokens.SeatClaims)
         if match_id and match_id != claims.match_id:
             raise lobby.denied("this seat token is for another match")
-        stored = await self.matches.load(claims.match_id)
+        stored = await self._seat_match(claims)
         lobby.check_seat(stored.record, claims.seat, claims.player_id)
         return claims.seat, claims.match_id, claims.player_id
 
@@ -337,7 +359,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     async def ListMatches(
         self, request: engine_pb2.ListMatchesRequest, context: Context
     ) -> engine_pb2.ListMatchesResponse:
-        player = self._player(context)
+        player = await self._player(context)
         limit = request.limit or 20
         if not 1 <= limit <= 100:
             raise lobby.invalid("limit must be from 1 to 100")

@@ -49,6 +49,19 @@ class Settings(RedisSettings, TokenSettings, QuotaSettings):
     bot_budget_ms: int = Field(
         200, ge=1, le=2000, description="thinking time asked of a `strong` bot"
     )
+    deadline_concurrency: int = Field(
+        16,
+        ge=1,
+        le=1000,
+        description="bot moves and turn timers one replica handles at once (one slow bot "
+        "never holds up the others)",
+    )
+    player_token_ttl_seconds: int = Field(
+        30 * 86400,
+        ge=60,
+        le=366 * 86400,
+        description="how long a player token works (Players.RenewToken gives a fresh one)",
+    )
     bots_address: str = Field(
         f"127.0.0.1:{BOTS.grpc}",
         validation_alias="MAUMAU_BOTS_ADDRESS",
@@ -139,6 +152,7 @@ class Settings(RedisSettings, TokenSettings, QuotaSettings):
             max_follow_streams=self.max_follow_streams,
             follow_streams_per_player=self.follow_streams_per_player,
             follow_queue_events=self.follow_queue_events,
+            deadline_concurrency=self.deadline_concurrency,
             rates=self.rates(),
             results_trim_seconds=self.results_trim_seconds,
             lobby_seconds=self.lobby_seconds,

@@ -396,9 +396,11 @@ async def tips(request: web.Request) -> web.Response:
     """The Bots service's ranking of this seat's legal actions, each with its reason."""
     match_id = request.match_info["match_id"]
     message = engine_pb2.GetViewRequest(match_id=match_id)
-    _, view = await engine_call(request, "GetView", message, seat_only=True)
+    session, view = await engine_call(request, "GetView", message, seat_only=True)
     hint = await request.app[UPSTREAMS].bots.Hint(
-        bots_pb2.HintRequest(view=view, lang=lang_of(request)), timeout=timeout_of(request)
+        bots_pb2.HintRequest(view=view, lang=lang_of(request)),
+        metadata=bearer(session.player_token),
+        timeout=timeout_of(request),
     )
     ranked = [{"action": r.action.text, "score": r.score, "reason": r.reason} for r in hint.actions]
     return reply({"version": view.version, "actions": ranked})

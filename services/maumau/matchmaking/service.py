@@ -86,15 +86,16 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
         self.secret = secret
         self.settings = settings
 
-    def _player(self, context: Context) -> str:
-        return tokens.verify_player_token(self.secret, tokens.bearer(context)).player_id
+    async def _player(self, context: Context) -> str:
+        claims = tokens.verify_player_token(self.secret, tokens.bearer(context))
+        return (await self.players.check_token(claims)).player_id
 
     # ---------------------------------------------------------------- queue
 
     async def Enqueue(
         self, request: matchmaking_pb2.EnqueueRequest, context: Context
     ) -> matchmaking_pb2.Ticket:
-        player = self._player(context)
+        player = await self._player(context)
         ruleset = wire.ruleset_from_pb(request.ruleset)
         queue = QueueInfo(ruleset.text, request.ranked)
         spec = self._spec(request, ruleset.text, player)
@@ -187,13 +188,13 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
     async def GetTicket(
         self, request: matchmaking_pb2.TicketRequest, context: Context
     ) -> matchmaking_pb2.Ticket:
-        player = self._player(context)
+        player = await self._player(context)
         return self._ticket_pb(await self._ticket(request.ticket_id, player), player)
 
     async def FollowTicket(
         self, request: matchmaking_pb2.TicketRequest, context: Context
     ) -> AsyncIterator[matchmaking_pb2.Ticket]:
-        player = self._player(context)
+        player = await self._player(context)
         ticket = await self._ticket(request.ticket_id, player)
         shown = ""
         with self.notifier.watch(f"t:{ticket.ticket_id}") as changed:
@@ -212,7 +213,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
     async def CancelTicket(
         self, request: matchmaking_pb2.TicketRequest, context: Context
     ) -> matchmaking_pb2.Ticket:
-        player = self._player(context)
+        player = await self._player(context)
         if not request.ticket_id:
             raise invalid("ticket_id is required")
         ticket = await self._ticket(request.ticket_id, player)
@@ -260,7 +261,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
     async def InviteToParty(
         self, request: matchmaking_pb2.InviteRequest, context: Context
     ) -> matchmaking_pb2.Party:
-        player = self._player(context)
+        player = await self._player(context)
         invited = request.player_id
         if not invited or len(invited) > 64:
             raise invalid("player_id is required: a player id of 1 to 64 characters")
@@ -272,14 +273,14 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
     async def AcceptParty(
         self, request: matchmaking_pb2.PartyRequest, context: Context
     ) -> matchmaking_pb2.Party:
-        player = self._player(context)
+        player = await self._player(context)
         party_id = _party_id(request.party_id)
         return await self._party_pb(await self.parties.accept(player, party_id, time.time()))
 
     async def LeaveParty(
         self, request: matchmaking_pb2.PartyRequest, context: Context
     ) -> matchmaking_pb2.Party:
-        player = self._player(context)
+        player = await self._player(context)
         party, was_member = await self.parties.leave(player, _party_id(request.party_id))
         ticket_id = await self.queue.latest(player) if was_member else None
         ticket = await self.queue.get(ticket_id) if ticket_id else None
@@ -293,7 +294,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
     async def GetParty(
         self, request: matchmaking_pb2.PartyRequest, context: Context
     ) -> matchmaking_pb2.Party:
-        player = self._player(context)
+        player = await self._player(context)
         party_id = _party_id(request.party_id)
         return await self._party_pb(await self.parties.get(player, party_id, time.time()))
 
@@ -321,7 +322,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
     async def CreateRoom(
         self, request: matchmaking_pb2.CreateRoomRequest, context: Context
     ) -> matchmaking_pb2.Room:
-        player = self._player(context)
+        player = await self._player(context)
         ruleset = wire.ruleset_from_pb(request.ruleset)
         if request.seats not in playable_sizes(ruleset.text):
             raise invalid(
@@ -343,28 +344,28 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
     async def JoinRoom(
         self, request: matchmaking_pb2.RoomRequest, context: Context
     ) -> matchmaking_pb2.Room:
-        player = self._player(context)
+        player = await self._player(context)
         room = await self.rooms.join(normalize_code(request.code), player)
         return await self._room_pb(room, player)
 
     async def StartRoom(
         self, request: matchmaking_pb2.RoomRequest, context: Context
     ) -> matchmaking_pb2.Room:
-        player = self._player(context)
+        player = await self._player(context)
         room = await self.rooms.start(normalize_code(request.code), player)
         return await self._room_pb(room, player)
 
     async def GetRoom(
         self, request: matchmaking_pb2.RoomRequest, context: Context
     ) -> matchmaking_pb2.Room:
-        player = self._player(context)
+        player = await self._player(context)
         room = await self.rooms.recover(await self.rooms.load(normalize_code(request.code)))
         return await self._room_pb(room, player)
 
     async def FollowRoom(
         self, request: matchmaking_pb2.RoomRequest, context: Context
     ) -> AsyncIterator[matchmaking_pb2.Room]:
-        player = self._player(context)
+        player = await self._player(context)
         code = normalize_code(request.code)
         shown = -1
         with self.notifier.watch(f"r:{code}") as changed:

@@ -37,7 +37,19 @@ class Settings(RedisSettings):
         0.5, gt=0, le=10, description="the longest one read waits for new results"
     )
 
+    gone_after_seconds: float = Field(
+        3600.0,
+        gt=0,
+        le=30 * 86400,
+        description="a replica's name silent this long in the `rating` group, owning no "
+        "result, is removed from the group (a crashed replica's)",
+    )
+
     def consuming(self) -> ConsumerSettings:
         return ConsumerSettings(
-            self.consumer, self.batch, self.claim_idle_seconds, self.block_seconds
+            self.consumer,
+            self.batch,
+            self.claim_idle_seconds,
+            self.block_seconds,
+            self.gone_after_seconds,
         )

@@ -74,15 +74,16 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
         self.clock = clock
         self._follows = 0
 
-    def _player(self, context: Context) -> str:
-        return tokens.verify_player_token(self.secret, tokens.bearer(context)).player_id
+    async def _player(self, context: Context) -> str:
+        claims = tokens.verify_player_token(self.secret, tokens.bearer(context))
+        return (await PlayerDirectory(self.store.redis).check_token(claims)).player_id
 
     # ---------------------------------------------------------------- creating
 
     async def CreateTournament(
         self, request: pb.CreateTournamentRequest, context: Context
     ) -> pb.Tournament:
-        organizer = self._player(context)
+        organizer = await self._player(context)
         config = self._config(request, organizer)
         now = self.clock()
         tournament = Tournament(
@@ -182,7 +183,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
     # ---------------------------------------------------------------- entering
 
     async def Register(self, request: pb.RegisterEntrantRequest, context: Context) -> pb.Tournament:
-        caller = self._player(context)
+        caller = await self._player(context)
         tournament_id = _id(request.tournament_id)
         now = self.clock()
         if request.bot_name:
@@ -214,7 +215,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
     async def Unregister(
         self, request: pb.UnregisterEntrantRequest, context: Context
     ) -> pb.Tournament:
-        caller = self._player(context)
+        caller = await self._player(context)
         tournament_id = _id(request.tournament_id)
         entrant_id = f"bot:{request.bot_name.strip()}" if request.bot_name else caller
 
@@ -235,7 +236,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
     async def StartTournament(
         self, request: pb.StartTournamentRequest, context: Context
     ) -> pb.Tournament:
-        caller = self._player(context)
+        caller = await self._player(context)
         tournament_id = _id(request.tournament_id)
         t, _ = await self.store.update(tournament_id, partial(_start, caller))
         await self.store.set_due(tournament_id, self.clock())
@@ -268,7 +269,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
         return (await self.store.load(_id(request.tournament_id))).tournament.standings()
 
     async def GetSeat(self, request: pb.GetSeatRequest, context: Context) -> pb.Seat:
-        caller = self._player(context)
+        caller = await self._player(context)
         t = (await self.store.load(_id(request.tournament_id))).tournament
         if t.entrant(caller) is None:
             raise ServiceError(grpc.StatusCode.FAILED_PRECONDITION, "you are not an entrant")
