@@ -38,6 +38,7 @@ PASSING = (
 
 CALL_SECONDS = 5.0
 GIVE_UP_SECONDS = 90.0
+MAX_STALE = 20
 RULES = game_pb2.Ruleset(preset="classic", options={"target": "0"})
 
 
@@ -58,6 +59,8 @@ class SimulatedPlayer:
     matches: list[str] = field(default_factory=list)
     acknowledged: list[Acknowledged] = field(default_factory=list)
     retries: int = 0
+    stale: int = 0
+    """Actions refused as chosen on an outdated view (a handful per failover at most)."""
     _calls: int = 0
 
     @classmethod
@@ -159,7 +162,16 @@ class SimulatedPlayer:
             request = engine_pb2.ActRequest(
                 request_id=uuid.uuid4().hex, action=pick(view, self.rng)
             )
-            answer = await self.act(request, seat_token)
+            try:
+                answer = await self.act(request, seat_token)
+            except grpc.aio.AioRpcError as error:
+                # Chosen on a view that is no longer the match's (a failover undid an
+                # unreplicated bot move, or the turn timer handed the turn on): refused with
+                # nothing changed, so read the match again, as any client does.
+                if error.code() != grpc.StatusCode.FAILED_PRECONDITION or self.stale >= MAX_STALE:
+                    raise
+                self.stale += 1
+                continue
             self.acknowledged.append(Acknowledged(match_id, request.request_id, answer))
 
     async def act(self, request: engine_pb2.ActRequest, seat_token: str) -> engine_pb2.ActResponse:

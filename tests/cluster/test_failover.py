@@ -7,7 +7,7 @@ missing from its match's event stream, no request id was applied twice, nobody s
 matches at once, and every finished match was rated exactly once. The same again on a single
 Redis (append-only file on) restarted mid-run.
 
-MAUMAU_TEST_REQUIRE_ALL=1 plays 200 matches; otherwise fewer, to keep the suite quick."""
+MAUMAU_TEST_REQUIRE_ALL=1 plays 40 matches per store; otherwise 12, to keep the suite quick."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from tests.cluster.players import SimulatedPlayer
 from tests.support.engine import acted, assert_acknowledged_in_stream
 
 FULL = os.environ.get("MAUMAU_TEST_REQUIRE_ALL") == "1"
-PLAYERS, MATCHES_EACH = (20, 10) if FULL else (6, 2)
+PLAYERS, MATCHES_EACH = (10, 4) if FULL else (6, 2)
 
 
 async def test_a_cluster_losing_a_master_and_a_replica_of_each_service_keeps_every_promise(

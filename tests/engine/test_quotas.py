@@ -153,6 +153,10 @@ async def test_a_full_redis_refuses_writes_as_unavailable_and_loses_nothing(tiny
     store = MatchStore(redis_client)
     before = await store.load(match.match_id)
     filled = await fill(redis_client)
+    # Held full: used memory also counts client buffers, which drain and would let a small
+    # write fit again just under the limit.
+    used = (await redis_client.info("memory"))["used_memory"]
+    await redis_client.config_set("maxmemory", used // 2)
     try:
         for call in (
             lambda: create(player),
@@ -171,6 +175,7 @@ async def test_a_full_redis_refuses_writes_as_unavailable_and_loses_nothing(tiny
         )
         assert info.status == "lobby"
         # Once memory is freed, writes work again.
+        await redis_client.config_set("maxmemory", "4mb")
         await redis_client.delete(*(f"filler:{i}" for i in range(filled)))
         await joiner.join(match.match_id)
         assert (await create(player)).match_id

@@ -112,6 +112,8 @@ def status_for(error: BaseException) -> grpc.StatusCode | None:
         return error.status
     if isinstance(error, STORE_UNAVAILABLE) or is_out_of_memory(error):
         return grpc.StatusCode.UNAVAILABLE
+    if raised_in_redis_client(error):
+        return grpc.StatusCode.UNAVAILABLE
     if isinstance(error, TokenError):
         return grpc.StatusCode.UNAUTHENTICATED
     if isinstance(error, BadInput):
@@ -119,6 +121,17 @@ def status_for(error: BaseException) -> grpc.StatusCode | None:
     if isinstance(error, RuleViolation) and isinstance(error.code, str):
         return grpc.StatusCode.FAILED_PRECONDITION
     return None
+
+
+def raised_in_redis_client(error: BaseException) -> bool:
+    """Whether the error comes from inside redis-py itself: a connection torn down under a call
+    (as when a cluster master fails) can surface there as a plain AttributeError or the like.
+    It is a fault of the store's connection, not of the request: the caller retries."""
+    last = error.__traceback__
+    while last is not None and last.tb_next is not None:
+        last = last.tb_next
+    module = "" if last is None else str(last.tb_frame.f_globals.get("__name__", ""))
+    return module == "redis" or module.startswith("redis.")
 
 
 async def abort_for(context: grpc.aio.ServicerContext[Any, Any], error: BaseException) -> NoReturn:
