@@ -112,6 +112,8 @@ class Driver:
         self.hooks = hooks or Hooks()
         self._driving: dict[str, asyncio.Task[None]] = {}
         self._stopping = asyncio.Event()
+        self._deciders_scheduled_for = 0
+        """The last championship year whose deciding tournaments this replica has scheduled."""
 
     async def run(self, stopping: asyncio.Event) -> None:
         self._stopping = stopping
@@ -322,8 +324,8 @@ class Driver:
         zone = self.settings.time_zone
         year = ranking.championship_year(now, zone) - 1
         over = ranking.year_over_at(year, zone)
-        if now < over + DECIDERS_SETTLE_SECONDS:
-            return
+        if now < over + DECIDERS_SETTLE_SECONDS or year == self._deciders_scheduled_for:
+            return  # a finished year's ties do not change: one pass per year is enough
         scheduled, decided = await self.store.deciders(year)
         rows = await self.store.championship(year, 1000)
         places = ranking.championship_order(
@@ -345,6 +347,7 @@ class Driver:
             await self.store.set_due(decider.tournament_id, decider.config.start_at)
             await self.store.schedule_decider(year, group, decider.tournament_id, keep)
             DECIDERS_SCHEDULED.inc()
+        self._deciders_scheduled_for = year
 
     # ---------------------------------------------------------------- the end
 
