@@ -21,6 +21,7 @@ from maumau.tournaments import ranking
 from maumau.tournaments.engine import Engine
 from maumau.tournaments.settings import Settings
 from maumau.tournaments.state import (
+    BOT_ENTRANT,
     OVER,
     PLAYING,
     STATUSES,
@@ -191,7 +192,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
             level = request.bot_level or "heuristic"
             if level not in BOT_LEVELS:
                 raise invalid(f"bot_level must be one of {', '.join(BOT_LEVELS)}")
-            entrant = Entrant(f"bot:{name}", name, level)
+            entrant = Entrant(f"{BOT_ENTRANT}{name}", name, level)
         else:
             if request.bot_level:
                 raise invalid("bot_level goes with bot_name")
@@ -217,7 +218,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
     ) -> pb.Tournament:
         caller = await self._player(context)
         tournament_id = _id(request.tournament_id)
-        entrant_id = f"bot:{request.bot_name.strip()}" if request.bot_name else caller
+        entrant_id = f"{BOT_ENTRANT}{request.bot_name.strip()}" if request.bot_name else caller
 
         def unregister(t: Tournament) -> tuple[Events, Any]:
             if request.bot_name and caller != t.config.organizer_id:
@@ -227,7 +228,8 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
             return t.unregister(entrant_id)
 
         t, seat_match = await self.store.update(tournament_id, unregister)
-        if seat_match is not None and seat_match.match_id and not entrant_id.startswith("bot:"):
+        person = not entrant_id.startswith(BOT_ENTRANT)
+        if seat_match is not None and seat_match.match_id and person:
             await self.engine.leave(
                 seat_match.match_id, seat_match.entrants.index(entrant_id), entrant_id
             )

@@ -48,6 +48,10 @@ def precondition(message: str) -> Refused:
     return Refused(grpc.StatusCode.FAILED_PRECONDITION, message)
 
 
+BOT_ENTRANT = "bot:"
+"""The prefix of a bot entrant's id (``bot:<name>``); a person's id is their player id."""
+
+
 @dataclass
 class Entrant:
     entrant_id: str
@@ -245,7 +249,7 @@ class Tournament:
             size = min(max(size, c.min_entrants), c.max_entrants)
             number = 1
             while len(self.entrants) < size:
-                bot = Entrant(f"bot:Bot {number}", f"Bot {number}", c.bot_level)
+                bot = Entrant(f"{BOT_ENTRANT}Bot {number}", f"Bot {number}", c.bot_level)
                 number += 1
                 if self.entrant(bot.entrant_id) is None:
                     self.entrants.append(bot)
@@ -534,7 +538,7 @@ def championship_decider(
         created_at=now,
         seed=digest[16:].hex(),
         entrants=[
-            Entrant(player, name or player, "heuristic" if player.startswith("bot:") else "")
+            Entrant(player, name or player, "heuristic" if player.startswith(BOT_ENTRANT) else "")
             for player, name in group
         ],
     )
