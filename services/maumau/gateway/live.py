@@ -12,7 +12,8 @@ event (as the engine redacts it for this session's seat), ``{"type": "room", ...
 ``{"type": "ticket", ...}`` for every change, ``{"type": "end", "topic": ...}`` when a stream is
 over and ``{"type": "error", ...}`` for a refusal. After a reconnect the page follows again from
 the id of the last event it received: the engine's stream resumes right after it, so nothing is
-missed and nothing comes twice. Seat tokens never leave the gateway.
+missed and nothing comes twice. A refusal past a limit carries
+``retry_after_ms``, how long to wait before following again. Seat tokens never leave the gateway.
 """
 
 from __future__ import annotations
@@ -82,7 +83,12 @@ class Live:
     async def handle(self, text: str) -> None:
         if not self.app[SESSION_RATE].allow(f"player:{self.session.player_id}"):
             REFUSED.labels("session_rate").inc()
-            await self.refuse(refusal("RESOURCE_EXHAUSTED", self.lang, code="session_rate"))
+            wait = self.app[SESSION_RATE].wait(f"player:{self.session.player_id}")
+            await self.refuse(
+                refusal(
+                    "RESOURCE_EXHAUSTED", self.lang, code="session_rate", retry_after_seconds=wait
+                )
+            )
             return
         try:
             message = json.loads(text)
