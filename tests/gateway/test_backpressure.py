@@ -1,5 +1,6 @@
 """The services' back-pressure through the gateway, over a real engine on real gRPC and Redis:
-a quota's wait reaches the page as HTTP's Retry-After (and in socket frames)."""
+a quota's wait reaches the page as HTTP's Retry-After (and in socket frames), and a Follow the
+engine ends because it fell behind is reopened by the gateway with no gap and no repeat."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from maumau.common.quotas import Rates
 from maumau.common.redis_server import EmbeddedRedis
 from maumau.engine.app import EngineApp
 from maumau.engine.matches import EngineSettings
+from maumau.gateway.live import RESUMED
 from tests.gateway.support import Gateway, Platform, start_gateway
 from tests.gateway.test_api import client, play, ws_frames
 from tests.support.engine import GENEROUS, start_engine, stop_engine
@@ -96,3 +98,65 @@ async def first_error(ws: aiohttp.ClientWebSocketResponse) -> dict[str, Any]:
         if frame["type"] == "error":
             return dict(frame)
     raise AssertionError("no error frame came")
+
+
+async def test_a_follow_that_fell_behind_is_resumed_with_no_gap_and_no_repeat(
+    services: Platform, redis_server: EmbeddedRedis
+) -> None:
+    """The engine ends a Follow ABORTED once it is more than follow_queue_events behind (here
+    one, so every move that writes two events at once does it): the gateway opens it again
+    from the last event it forwarded, and the page gets exactly the match's stored events."""
+    settings = EngineSettings(bot_delay_seconds=0, follow_queue_events=1)
+    async with gateway_before(services, redis_server.url, settings) as (gateway, _):
+        ada = await client(gateway)
+        resumed_before = RESUMED._value.get()
+        try:
+            match_id = await play(ada)
+            async with ada.ws_connect("/ws", origin=gateway.url) as ws:
+                await ws.send_json({"op": "follow", "match_id": match_id})
+                for index in range(12):
+                    if not await act_if_due(ada, match_id, f"move-{index}"):
+                        break
+                async with ada.ws_connect("/ws", origin=gateway.url) as whole:
+                    await whole.send_json({"op": "follow", "match_id": match_id})
+                    await asyncio.sleep(0.5)  # the bots' answers are written
+                    stored = await frames_until_quiet(whole)
+                received = await frames_until_quiet(ws)
+        finally:
+            await ada.close()
+    assert RESUMED._value.get() > resumed_before, "no Follow was ended ABORTED and resumed"
+    assert len(stored) > 12
+    assert [f["id"] for f in received] == [f["id"] for f in stored]
+    assert [f["event"] for f in received] == [f["event"] for f in stored]
+
+
+async def act_if_due(session: aiohttp.ClientSession, match_id: str, request_id: str) -> bool:
+    """Play the first legal action if the seat is due (waiting briefly for the bots); False
+    once the match is over."""
+    for _ in range(100):
+        async with session.get(f"/api/matches/{match_id}/view") as response:
+            view = await response.json()
+        if view["phase"] == "over":
+            return False
+        if view["legal"]:
+            body = {"request_id": request_id, "action": view["legal"][0]["text"]}
+            async with session.post(f"/api/matches/{match_id}/act", json=body) as response:
+                return response.status == 200
+        await asyncio.sleep(0.05)
+    return False
+
+
+async def frames_until_quiet(
+    ws: aiohttp.ClientWebSocketResponse, quiet: float = 1.5
+) -> list[dict[str, Any]]:
+    """The event frames that come until none came for ``quiet`` seconds."""
+    frames = []
+    while True:
+        try:
+            message = await asyncio.wait_for(ws.receive(), quiet)
+        except TimeoutError:
+            return frames
+        frame = json.loads(message.data)
+        assert frame["type"] in ("event", "end"), frame
+        if frame["type"] == "event":
+            frames.append(frame)
