@@ -47,13 +47,13 @@ view as it is then), so a seat's answers cost some tens of bytes."""
 
 # Write the new state only if the version is unchanged, append the events, keep the seat's
 # answers. KEYS: match hash, events stream, requests hash, and the list of kept request ids of
-# earlier versions (left by a match live during an upgrade: it expires with the match). ARGV: expected version ('' for a new
-# match), meta, state, seat ('' for no answer to keep), the seat's kept answers, seconds the
-# match's keys live from now ('0': for good; a lobby's keys expire unless someone comes, a
-# finished match's after the retention), then the events. A request applied before cannot be
-# applied again: its caller read its answer with the version it would have to match, and a
-# caller that read before it was applied finds the version moved on (a conflict, then the
-# answer).
+# earlier versions (left by a match live during an upgrade: it expires with the match). ARGV:
+# expected version ('' for a new match), meta, state, seat ('' for no answer to keep), the
+# seat's kept answers, seconds the match's keys live from now ('0': for good; a lobby's keys
+# expire unless someone comes, a finished match's after the retention), then the events. A
+# request applied before cannot be applied again: its caller read its answer with the version
+# it would have to match, and a caller that read before it was applied finds the version moved
+# on (a conflict, then the answer).
 _COMMIT = """
 local version = redis.call('HGET', KEYS[1], 'version')
 if (version or '') ~= ARGV[1] then return {'conflict', version or ''} end
