@@ -192,8 +192,9 @@ def next_turn(m: MatchState, events: list[Event], skip: bool = False) -> None:
     if skip:
         events.append(Skipped(m.turn))
         move_on(m)
-    if m.out_seat == m.turn:
-        end_round(m, m.turn, finish_of(m, m.turn), events)
+    out_seat = m.out_seat
+    if out_seat is not None and out_seat == m.turn:
+        end_round(m, out_seat, finish_of(m, out_seat), events)
         return
     events.append(TurnStarted(m.turn))
 
