@@ -3,7 +3,8 @@
 Every key of a match carries the hash tag ``{match_id}``, so a match lives in one Redis Cluster
 slot and the move script touches one slot only:
 
-- ``match:{id}``          hash: ``version``, ``meta`` (JSON :class:`MatchRecord`), ``state`` (bytes)
+- ``match:{id}``          hash: ``version``, ``meta`` (JSON :class:`MatchRecord`, a list of its
+  fields' values), ``state`` (bytes)
 - ``match:{id}:events``   stream of serialized ``maumau.v1.Event`` messages: one entry per
   commit, field ``p``, its events each preceded by its length (a varint), as
   :func:`stream_events` reads them; an event's id is that of the entry for its last event and
@@ -218,8 +219,10 @@ class MatchRecord:
         return [s for s in range(self.seats) if not self.players[s] and not self.bots[s]]
 
     def to_json(self) -> str:
-        # vars(), not asdict(): the fields are plain values and flat lists, nothing to recurse.
-        return json.dumps(vars(self), separators=(",", ":"))
+        """The fields' values in their order, without their names (a third of the text); times
+        to the millisecond. Fields added later go last, with defaults, so older records read."""
+        values = [round(v, 3) if isinstance(v, float) else v for v in vars(self).values()]
+        return json.dumps(values, separators=(",", ":"))
 
     def copy(self) -> MatchRecord:
         """An independent copy (the per-seat lists too), for a change to work on."""
@@ -230,7 +233,10 @@ class MatchRecord:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> MatchRecord:
-        record = cls(**json.loads(text))
+        """A record as :meth:`to_json` writes it, or as an object of named fields (earlier
+        versions)."""
+        values = json.loads(text)
+        record = cls(**values) if isinstance(values, dict) else cls(*values)
         record.status = Status(record.status)
         return record
 
