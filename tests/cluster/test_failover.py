@@ -27,7 +27,7 @@ from maumau.engine.store import MatchStore
 from maumau.rating.store import RatingStore
 from maumau.v1 import game_pb2
 from tests.cluster.platform import Platform, start_platform
-from tests.cluster.players import SimulatedPlayer
+from tests.cluster.players import RULES, SimulatedPlayer
 from tests.support.engine import acted, assert_acknowledged_in_stream
 
 FULL = os.environ.get("MAUMAU_TEST_REQUIRE_ALL") == "1"
@@ -160,7 +160,7 @@ async def check_promises(
     # counts each of their matches once.
     deadline = time.monotonic() + 60
     while True:
-        applied = await client.exists(*(ratings.match_key(m) for m in humans))
+        applied = await client.exists(*(ratings.match_key(m, RULES.preset) for m in humans))
         if applied == len(humans) or time.monotonic() > deadline:
             break
         await asyncio.sleep(0.2)

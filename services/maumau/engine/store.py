@@ -28,12 +28,11 @@ import redis.asyncio as redis
 from redis.exceptions import NoScriptError
 
 from maumau.common.redis_client import DEFAULT_SHARDS, Durability, queue_script, shard_of
-from maumau.common.results import RESULTS_STREAM, result_entry
+from maumau.common.results import result_entry, results_stream_of, results_streams
 from maumau.v1 import game_pb2
 
 DEADLINES = "engine:deadlines"
 """The prefix of the deadline shards: ``engine:deadlines:{n}``."""
-RESULTS = RESULTS_STREAM
 ACTIVE = "engine:active"
 
 KEPT_ANSWERS_PER_SEAT = 4
@@ -180,6 +179,7 @@ class MatchStore:
         self.durability = durability or Durability(client)
         self.shards = shards
         self.deadline_keys = [deadlines_key(shard) for shard in range(shards)]
+        self.result_keys = results_streams(shards)
         self._commit = client.register_script(_COMMIT)
         self._claim = client.register_script(_CLAIM)
 
@@ -311,12 +311,13 @@ class MatchStore:
         return due
 
     async def publish_result(self, result: game_pb2.MatchResult, retention_seconds: int) -> None:
-        """Append a finished match's result to the results stream, once per match as far as
-        this store knows (its readers are idempotent by match id for the rest)."""
+        """Append a finished match's result to its shard of the results stream, once per match
+        as far as this store knows (its readers are idempotent by match id for the rest)."""
         marker = f"{match_key(result.match_id)}:published"
         if await self.redis.exists(marker):
             return
-        await self.redis.xadd(RESULTS_STREAM, result_entry(result))  # type: ignore[arg-type]
+        stream = results_stream_of(result.match_id, self.shards)
+        await self.redis.xadd(stream, result_entry(result))  # type: ignore[arg-type]
         await self.redis.set(marker, 1, ex=retention_seconds or None)
 
     async def mark_active(self, match_id: str, active: bool) -> None:
