@@ -177,6 +177,13 @@ def reply(message: Any, status: int = 200) -> web.Response:
     return web.json_response(message, status=status)
 
 
+def refused_reply(refused: Refusal) -> web.Response:
+    """A refusal as JSON; one past a limit says in ``Retry-After`` when to try again."""
+    response = reply(refused.body(), refused.http_status)
+    response.headers.update(refused.retry_after_header)
+    return response
+
+
 def without_seat_token(message: dict[str, Any]) -> dict[str, Any]:
     """A room or ticket for the page: the seat token stays in the gateway."""
     message.pop("seat_token", None)
@@ -199,10 +206,9 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         response = await handler(request)
     except Refusal as error:
-        response = reply(error.body(), error.http_status)
+        response = refused_reply(error)
     except grpc.aio.AioRpcError as error:
-        refused = from_rpc(error, lang_of(request))
-        response = reply(refused.body(), refused.http_status)
+        response = refused_reply(from_rpc(error, lang_of(request)))
     except web.HTTPRequestEntityTooLarge:
         REFUSED.labels("too_large").inc()
         refused = refusal("RESOURCE_EXHAUSTED", lang_of(request), "request too large", "too_large")
@@ -235,12 +241,14 @@ async def limits(request: web.Request, handler: Handler) -> web.StreamResponse:
     session = session_of(request)
     address = address_of(request)
     key = f"player:{session.player_id}" if session else f"address:{address}"
-    if not request.app[ADDRESS_RATE].allow(address):
-        REFUSED.labels("address_rate").inc()
-        raise refusal("RESOURCE_EXHAUSTED", lang, code="address_rate")
-    if not request.app[SESSION_RATE].allow(key):
-        REFUSED.labels("session_rate").inc()
-        raise refusal("RESOURCE_EXHAUSTED", lang, code="session_rate")
+    for rates, who, reason in (
+        (request.app[ADDRESS_RATE], address, "address_rate"),
+        (request.app[SESSION_RATE], key, "session_rate"),
+    ):
+        if not rates.allow(who):
+            REFUSED.labels(reason).inc()
+            wait = rates.wait(who)
+            raise refusal("RESOURCE_EXHAUSTED", lang, code=reason, retry_after_seconds=wait)
     if request.method in ("POST", "PUT", "DELETE", "PATCH"):
         origin = request.headers.get("Origin")
         if origin is not None and not origin_allowed(request, origin):
