@@ -164,7 +164,8 @@ const same = (a, b) => a.length === b.length && a.every((card, i) => card === b[
 // is refilled from the discard pile but its top card.
 //
 // Answers { ok: true, cards } with the number of cards checked, or { ok: false, key, params }
-// naming the first card (or count) that does not match.
+// naming the first card (or count) that does not match: an i18n key ("fair_..._bad") and its
+// parameters (cards in their text form).
 export async function replayMatch({ events, deck, handSize, seed, seat, seats }) {
   let checked = 0;
   let pile = [];
@@ -172,7 +173,6 @@ export async function replayMatch({ events, deck, handSize, seed, seat, seats })
   let round = 0;
   let reshuffles = 0;
   let dealer = null;
-  let dealing = null; // the order of seats still to receive their deal this round
   let dealt = null; // the hands the replay deals, by seat
   const take = (count) => pile.splice(Math.max(0, pile.length - count)).reverse();
   try {
@@ -209,7 +209,6 @@ export async function replayMatch({ events, deck, handSize, seed, seat, seats })
         if (starter !== body.starter) throw new Mismatch("fair_starter_bad", { round, card: body.starter, expected: starter });
         checked += 1;
         discard = [starter];
-        dealing = order;
       } else if (kind === "drew" && body.reason === "deal") {
         const hand = dealt && dealt.get(body.seat);
         if (!hand) throw new Mismatch("fair_count_bad", { round });
@@ -222,7 +221,9 @@ export async function replayMatch({ events, deck, handSize, seed, seat, seats })
         const cards = take(body.count);
         if (cards.length !== body.count) throw new Mismatch("fair_count_bad", { round });
         if (body.seat === seat) {
-          if (!same(cards, body.cards)) throw new Mismatch("fair_draw_bad", { round, cards: body.cards.join(" "), expected: cards.join(" ") });
+          if (!same(cards, body.cards)) {
+            throw new Mismatch("fair_draw_bad", { round, cards: body.cards.join(" "), expected_cards: cards.join(" ") });
+          }
           checked += cards.length;
         }
       } else if (kind === "played") {
@@ -233,7 +234,7 @@ export async function replayMatch({ events, deck, handSize, seed, seat, seats })
         reshuffles += 1;
         const refill = discard.slice(0, -1);
         discard = discard.slice(-1);
-        if (refill.length !== body.count) throw new Mismatch("fair_count_bad", { round });
+        if (refill.length !== body) throw new Mismatch("fair_count_bad", { round }); // its count
         (await PythonRandom.fromString(`${seed}/${round}/reshuffle/${reshuffles}`)).shuffle(refill);
         pile = [...refill, ...pile];
       }
@@ -242,5 +243,5 @@ export async function replayMatch({ events, deck, handSize, seed, seat, seats })
     if (error instanceof Mismatch) return { ok: false, key: error.key, params: error.params };
     throw error;
   }
-  return { ok: true, cards: checked, dealing };
+  return { ok: true, cards: checked };
 }

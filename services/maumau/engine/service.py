@@ -18,9 +18,9 @@ from maumau.common.players import PlayerDirectory
 from maumau.common.quotas import Quotas
 from maumau.common.tokens import bearer
 from maumau.engine import lobby
-from maumau.engine.follow import FellBehind, FollowHub, OpenStreams, stream_position
+from maumau.engine.follow import FellBehind, FollowHub, OpenStreams
 from maumau.engine.matches import Change, Matches, Updated, dealt, info, seat_info, seated
-from maumau.engine.store import MatchRecord, Status, Stored
+from maumau.engine.store import MatchRecord, Status, Stored, stream_position
 from maumau.rules import Match
 from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 

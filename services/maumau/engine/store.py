@@ -4,7 +4,11 @@ Every key of a match carries the hash tag ``{match_id}``, so a match lives in on
 slot and the move script touches one slot only:
 
 - ``match:{id}``          hash: ``version``, ``meta`` (JSON :class:`MatchRecord`), ``state`` (bytes)
-- ``match:{id}:events``   stream of serialized ``maumau.v1.Event`` messages
+- ``match:{id}:events``   stream of serialized ``maumau.v1.Event`` messages: one entry per
+  commit, field ``p``, its events each preceded by its length (a varint), as
+  :func:`stream_events` reads them; an event's id is that of the entry for its last event and
+  counts down from there for the ones before it (the ids one entry per event would have had;
+  entries of earlier versions hold one event each, field ``e``)
 - ``match:{id}:requests`` hash: seat -> the seat's latest answers with their request ids
   (:func:`kept_answers`; each answer an ActResponse without its view, which a retry rebuilds)
 - ``match:{id}:published`` set once the result went to the results stream
@@ -50,7 +54,8 @@ view as it is then), so a seat's answers cost some tens of bytes."""
 # earlier versions (left by a match live during an upgrade: it expires with the match). ARGV:
 # expected version ('' for a new match), meta, state, seat ('' for no answer to keep), the
 # seat's kept answers, seconds the match's keys live from now ('0': for good; a lobby's keys
-# expire unless someone comes, a finished match's after the retention), then the events. A
+# expire unless someone comes, a finished match's after the retention), the events packed,
+# their count. The entry's id leaves room for an id per event (see the docstring above). A
 # request applied before cannot be applied again: its caller read its answer with the version
 # it would have to match, and a caller that read before it was applied finds the version moved
 # on (a conflict, then the answer).
@@ -60,7 +65,18 @@ if (version or '') ~= ARGV[1] then return {'conflict', version or ''} end
 local next_version = (tonumber(version) or 0) + 1
 redis.call('HSET', KEYS[1], 'version', next_version, 'meta', ARGV[2], 'state', ARGV[3])
 local last = ''
-for i = 7, #ARGV do last = redis.call('XADD', KEYS[2], '*', 'e', ARGV[i]) end
+local count = tonumber(ARGV[8])
+if count > 0 then
+  local now = redis.call('TIME')
+  local ms, seq = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000), count - 1
+  local newest = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)[1]
+  if newest then
+    local last_ms, last_seq = string.match(newest[1], '^(%d+)-(%d+)$')
+    last_ms, last_seq = tonumber(last_ms), tonumber(last_seq)
+    if ms <= last_ms then ms, seq = last_ms, last_seq + count end
+  end
+  last = redis.call('XADD', KEYS[2], string.format('%.0f-%.0f', ms, seq), 'p', ARGV[7])
+end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], ARGV[4], ARGV[5]) end
 if ARGV[6] ~= '0' then
   for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[6]) end
@@ -69,6 +85,57 @@ else
 end
 return {'ok', tostring(next_version), last}
 """
+
+
+def packed_events(events: list[bytes]) -> bytes:
+    """The events of one commit as one stream entry holds them: each preceded by its length."""
+    return b"".join(_varint(len(event)) + event for event in events)
+
+
+def _varint(number: int) -> bytes:
+    out = bytearray()
+    while number > 0x7F:
+        out.append(number & 0x7F | 0x80)
+        number >>= 7
+    out.append(number)
+    return bytes(out)
+
+
+def stream_events(entry_id: str, fields: dict[bytes, bytes]) -> list[tuple[str, bytes]]:
+    """The events of one stream entry, each with its id.
+
+    >>> stream_events("17-5", {b"p": packed_events([b"ab", b"c"])})
+    [('17-4', b'ab'), ('17-5', b'c')]
+    """
+    single = fields.get(b"e")
+    if single is not None:
+        return [(entry_id, single)]
+    data, events, at = fields[b"p"], [], 0
+    while at < len(data):
+        length, shift = 0, 0
+        while True:
+            byte = data[at]
+            at += 1
+            length |= (byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80:
+                break
+        events.append(data[at : at + length])
+        at += length
+    ms, seq = entry_id.split("-")
+    first = int(seq) - len(events) + 1
+    return [(f"{ms}-{first + n}", event) for n, event in enumerate(events)]
+
+
+def stream_position(event_id: str) -> tuple[int, int]:
+    """An event id (or "0", the start) as numbers, in the order of the stream.
+
+    >>> stream_position("1700000000000-3") > stream_position("1700000000000-2")
+    True
+    """
+    ms, _, seq = event_id.partition("-")
+    return int(ms), int(seq or 0)
+
 
 _KEPT = struct.Struct(">HI")
 """The head of a kept answer: the request id's length, the answer's length."""
@@ -304,7 +371,8 @@ class MatchStore:
             seat,
             kept,
             str(retention_seconds),
-            *events,
+            packed_events(events),
+            str(len(events)),
         ]
         return keys, args
 
@@ -397,7 +465,8 @@ class MatchStore:
     async def read_events(
         self, match_id: str, after: str, block_ms: int | None, count: int = 100
     ) -> list[tuple[str, bytes]]:
-        """Events after stream position ``after`` ('0' for all), waiting up to ``block_ms``."""
+        """Events after event id ``after`` ('0' for all), waiting up to ``block_ms``; at most
+        ``count`` stream entries (commits) are read."""
         reply: list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]] = cast(
             Any,
             await self.redis.xread(
@@ -406,7 +475,14 @@ class MatchStore:
         )
         if not reply:
             return []
-        return [(entry_id.decode(), fields[b"e"]) for entry_id, fields in reply[0][1]]
+        # The first entry may hold events up to ``after`` too: its id is that of its last event.
+        position = stream_position(after)
+        return [
+            (event_id, event)
+            for entry_id, fields in reply[0][1]
+            for event_id, event in stream_events(entry_id.decode(), fields)
+            if stream_position(event_id) > position
+        ]
 
     def deadlines_of(self, match_id: str) -> str:
         """The deadline shard of a match."""

@@ -22,6 +22,8 @@ from maumau.gateway.limits import RateLimiter, SocketCounts
 from maumau.gateway.sessions import COOKIE, COOKIE_MAX_AGE, SeatTokens, Session, session_from_cookie
 from maumau.gateway.settings import GatewaySettings
 from maumau.gateway.upstream import Refusal, Upstreams, bearer, from_rpc, language, refusal, to_json
+from maumau.rules import Ruleset
+from maumau.rules.errors import RulesError, translate
 from maumau.v1 import (
     bots_pb2,
     engine_pb2,
@@ -432,6 +434,25 @@ async def list_matches(request: web.Request) -> web.Response:
     return reply({"matches": [to_json(m) for m in answer.matches]})
 
 
+async def deck(request: web.Request) -> web.Response:
+    """The rules core's deck for a ruleset and table size, in its order before any shuffle, and
+    the cards dealt to each seat: the constants the page's fair-deal check needs to replay every
+    shuffle of a match from the revealed seed (it keeps them, so they are never per match)."""
+    lang = lang_of(request)
+    seats = number(request, "seats", 0)
+    try:
+        ruleset = Ruleset.parse(request.query.get("ruleset", "").strip() or "?")
+        ruleset.check_seats(seats)
+    except RulesError as error:
+        raise refusal(
+            "INVALID_ARGUMENT", lang, translate(error.code, error.params, lang), error.code
+        ) from None
+    cards = [card.text for card in ruleset.deck_for(seats)]
+    return reply(
+        {"ruleset": ruleset.text, "seats": seats, "hand_size": ruleset.hand_size, "deck": cards}
+    )
+
+
 # ---------------------------------------------------------------- rooms and the queue
 
 
@@ -686,6 +707,7 @@ def create_app(settings: GatewaySettings, secret: bytes) -> web.Application:
     app.router.add_post("/api/matches/{match_id}/act", act)
     app.router.add_post("/api/matches/{match_id}/tips", tips)
     app.router.add_post("/api/matches/{match_id}/leave", leave)
+    app.router.add_get("/api/deck", deck)
     app.router.add_post("/api/rooms", create_room)
     app.router.add_get("/api/rooms/{code}", get_room)
     app.router.add_post("/api/rooms/{code}/join", join_room)
