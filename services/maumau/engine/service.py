@@ -253,12 +253,15 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         return seated(record, b"", events, now), [player_id for _, player_id, _ in placements]
 
     def _created(self, stored: Stored, seated_ids: list[str]) -> engine_pb2.CreateMatchResponse:
-        """What a creation answers: the match, and the seat tokens of the players it seated."""
+        """What a creation answers: the match, and the seat tokens of the players it seated,
+        issued as of the match's creation, so a retry answers with the very same tokens."""
         record = stored.record
         return engine_pb2.CreateMatchResponse(
             match=info(record, stored.version),
             seat_tokens={
-                seat: self._seat_token(record.match_id, seat, player_id)
+                seat: tokens.issue_seat_token(
+                    self.secret, record.match_id, seat, player_id, now=record.created_at
+                )
                 for seat, player_id in enumerate(record.players)
                 if player_id in set(seated_ids)
             },
