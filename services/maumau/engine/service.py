@@ -6,7 +6,7 @@ import base64
 import hmac
 import re
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import grpc
@@ -165,6 +165,8 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 f"CreateMatches takes 1 to {MAX_CREATE_BATCH} matches, not "
                 f"{len(request.matches)}: send more in further calls"
             )
+        seated_ids = list({p.player_id: None for one in request.matches for p in one.players})
+        names = dict(zip(seated_ids, await self.players.names(seated_ids), strict=True))
         prepared = []
         for n, one in enumerate(request.matches):  # every request checked before any write
             if not one.request_id:
@@ -173,7 +175,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                     "so a retried call creates no match twice"
                 )
             try:
-                prepared.append(await self._new_match(caller, one))
+                prepared.append(await self._new_match(caller, one, names))
             except Exception as error:
                 status = status_for(error)
                 if status in (None, grpc.StatusCode.UNAVAILABLE):
@@ -208,9 +210,10 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         self,
         caller: tokens.PlayerClaims | tokens.ServiceClaims,
         request: engine_pb2.CreateMatchRequest,
+        names: Mapping[str, str] | None = None,
     ) -> tuple[Change, list[str]]:
         """The new match a CreateMatch request asks for (checked, not stored), and the ids of
-        the players it seats."""
+        the players it seats; ``names``: their display names when read already."""
         if request.server_seed and not isinstance(caller, tokens.ServiceClaims):
             # Whoever knows the server seed reads every hand once the nonces are published.
             raise lobby.denied("only a platform service may choose the server seed; leave it empty")
@@ -245,10 +248,11 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             placements = [(lobby.first_free_seat(record), caller.player_id, request.nonce)]
         else:
             placements = [(p.seat, p.player_id, "") for p in request.players]
-        names = await self.players.names([player_id for _, player_id, _ in placements])
+        ids = [player_id for _, player_id, _ in placements]
+        found = [names[i] for i in ids] if names is not None else await self.players.names(ids)
         events = [
             lobby.sit(record, seat, player_id, name, nonce)
-            for (seat, player_id, nonce), name in zip(placements, names, strict=True)
+            for (seat, player_id, nonce), name in zip(placements, found, strict=True)
         ]
         return seated(record, b"", events, now), [player_id for _, player_id, _ in placements]
 
