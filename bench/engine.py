@@ -9,9 +9,9 @@
   from the server seed it chose and the empty nonces, as a fairness check does), so every call it
   makes is an Act: a card if one fits, else draw, accept or pass, else the first legal action.
 - Memory: Redis ``used_memory`` per live four-seat match at three points: 600 matches started
-  (enough that connection buffers and table growth do not blur the figure), then 50 of them after
+  (enough that connection buffers and table growth do not blur the figure), then 200 of them after
   40 moves and at their end (what playing added, per match, on top of a
-  started one); and the mean MEMORY USAGE of those 50 matches' keys at each point.
+  started one); and the mean MEMORY USAGE of those 200 matches' keys at each point.
 
 Both servers run as processes of their own, the clients in this one, each client with a channel of
 its own; latency is client-side (call to answer). Ceiling and engine take turns in three slices
@@ -60,7 +60,7 @@ SERVICE_TOKEN = issue_service_token(SECRET.encode(), "bench")
 CONCURRENCY = (16, 64)
 PRESET, OPTIONS = "classic", {"target": "10000"}
 MEMORY_MATCHES = 600
-MEMORY_PLAYED = 50
+MEMORY_PLAYED = 200
 MEMORY_MOVES = 40
 MEMORY_CLIENTS = 10
 MATCH_MOVES_CAP = 5000
@@ -303,8 +303,12 @@ class EngineWorker(Worker):
 
 
 async def redis_memory(client: redis.asyncio.Redis) -> int:
+    """Redis's ``used_memory`` less what its clients' buffers and the append-only file's buffer
+    hold at the moment (tens of KB that come and go with the traffic of the last second, more
+    than what a few matches add): the memory the data takes."""
     info: dict[str, Any] = await client.info("memory")
-    return int(info["used_memory"])
+    buffers = ("mem_clients_normal", "mem_clients_slaves", "mem_aof_buffer")
+    return int(info["used_memory"]) - sum(int(info.get(name, 0)) for name in buffers)
 
 
 MATCH_KEYS = ("hash", "events", "answers", "answered", "published")
@@ -327,8 +331,8 @@ POINTS = ("started", f"after_{MEMORY_MOVES}_moves", "over")
 
 async def memory_per_match(address: str, client: redis.asyncio.Redis) -> dict[str, float]:
     """Redis memory per live 4-seat match at three points: started (600 matches, used_memory
-    delta), after 40 moves and at the end (50 of them played on: what they added, per match, on
-    top of a started one); and the mean MEMORY USAGE of those 50 matches' keys at each point."""
+    delta), after 40 moves and at the end (200 of them played on: what they added, per match, on
+    top of a started one); and the mean MEMORY USAGE of those 200 matches' keys at each point."""
     channels = [grpc.aio.insecure_channel(address) for _ in range(MEMORY_CLIENTS)]
     try:
         clients = [EngineClient(channel) for channel in channels]
@@ -340,18 +344,20 @@ async def memory_per_match(address: str, client: redis.asyncio.Redis) -> dict[st
         async def start(engine_client: EngineClient) -> list[Table]:
             return [await engine_client.new_table("classic", {}) for _ in range(per_client)]
 
-        async def play(engine_client: EngineClient, own: list[Table], moves: int) -> int:
+        async def play(engine_client: EngineClient, table: Table, moves: int) -> int:
             made = 0
-            for table in own[:played_tables]:
-                for _ in range(moves):
-                    if table.mirror.phase == "over":
-                        break
-                    await engine_client.act(table)
-                    made += 1
+            while made < moves and table.mirror.phase != "over":
+                await engine_client.act(table)
+                made += 1
             return made
 
         async def play_all(moves: int) -> int:
-            plays = (play(c, t, moves) for c, t in zip(clients, tables, strict=True))
+            """Every played table at once (none waits long enough for its turn timer)."""
+            plays = (
+                play(c, table, moves)
+                for c, own in zip(clients, tables, strict=True)
+                for table in own[:played_tables]
+            )
             return sum(await asyncio.gather(*plays))
 
         before = await redis_memory(client)

@@ -68,6 +68,13 @@ export class Live {
         this.lastEvent.set(matchId, frame.id);
       }
       if (frame.type === "end") this.follows.delete(frame.topic);
+      if (frame.type === "error" && frame.error.retry_after_ms && this.follows.has(frame.topic)) {
+        // Refused past a limit (too many streams open): follow again after the wait it names.
+        const topic = frame.topic;
+        setTimeout(() => {
+          if (this.follows.has(topic)) this.sendFollow(this.follows.get(topic));
+        }, frame.error.retry_after_ms);
+      }
       this.onFrame(frame);
     });
     socket.addEventListener("close", () => {

@@ -4,7 +4,7 @@
 
 import { ApiError, Live, del, get, post } from "./api.js";
 import { lang, setLanguage, t } from "./i18n.js";
-import { $, Table, cardFace, checkFairness } from "./table.js";
+import { $, Table, cardFace, checkFairness, dealConstants } from "./table.js";
 import { stopTournaments, tournamentPage, tournamentsPage } from "./tournaments.js";
 
 const main = document.getElementById("app");
@@ -170,6 +170,10 @@ function rulesetForm(prefix) {
   return { nodes: [field("rule_system", preset), optionsBox], read, preset };
 }
 
+// A ruleset's text form ("classic target=50"), as the gateway sends the ruleset on.
+const rulesetText = ({ preset, options }) =>
+  [preset, ...Object.entries(options).map(([name, value]) => `${name}=${value}`)].join(" ");
+
 function lobby() {
   const play = rulesetForm("play");
   const computers = select("computers", ["1", "2", "3"], (n) => n, "3");
@@ -177,8 +181,12 @@ function lobby() {
   const playForm = $("form", { class: "card-panel", id: "play-now", onsubmit: async (e) => {
     e.preventDefault();
     const nonce = randomNonce();
+    const ruleset = play.read();
+    const seats = Number(computers.value) + 1;
     try {
-      const answer = await post("/api/play", { ruleset: play.read(), computers: Number(computers.value), level: level.value, nonce });
+      // The deck's order is fetched (or found kept) before the nonce goes out: see dealConstants.
+      await dealConstants(rulesetText(ruleset), seats).catch(() => null);
+      const answer = await post("/api/play", { ruleset, computers: seats - 1, level: level.value, nonce });
       localStorage.setItem(`maumau.nonce.${answer.match.match_id}`, nonce);
       go(`/play?match=${encodeURIComponent(answer.match.match_id)}`);
     } catch (error) {
@@ -321,7 +329,12 @@ async function summary(table, holder, inRoom, tournament = null) {
   const seats = (table.view ? table.view.hand_sizes : []).map((_, seat) => seat);
   const rows = table.rounds.map((r) => $("tr", {}, $("th", { scope: "row", text: String(r.round) }), ...seats.map((s) => $("td", { text: String(r.points[s] ?? "") }))));
   const totals = over.totals && over.totals.length ? over.totals : (table.rounds.at(-1) || {}).totals || [];
-  const fairness = await checkFairness(table.started, table.seed, v.seat, localStorage.getItem(`maumau.nonce.${table.matchId}`));
+  const seatCount = table.view ? table.view.hand_sizes.length : 0;
+  const deal = table.view ? await dealConstants(table.view.ruleset, seatCount).catch(() => null) : null;
+  const fairness = await checkFairness({
+    started: table.started, seed: table.seed, seat: v.seat, nonce: localStorage.getItem(`maumau.nonce.${table.matchId}`),
+    events: table.events, seats: seatCount, deal,
+  });
   const rating = $("div", { class: "xp", "aria-live": "polite", text: t("waiting_rating") });
   const panel = $("section", { class: "summary", id: "summary", "aria-labelledby": "summary-title" },
     $("h2", { id: "summary-title", text: t("match_over") }),

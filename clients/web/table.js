@@ -3,6 +3,7 @@
 
 import { get, post, requestId } from "./api.js";
 import { cardName, cardParts, lang, suitName, t } from "./i18n.js";
+import { replayMatch } from "./replay.js";
 
 const $ = (tag, attrs = {}, ...children) => {
   const node = document.createElement(tag);
@@ -60,6 +61,7 @@ export class Table {
     this.view = null;
     this.info = null;
     this.log = [];
+    this.events = []; // every event of the match in order, for the fair-deal replay
     this.rounds = [];
     this.started = null; // MatchStarted
     this.seed = null; // SeedRevealed
@@ -95,6 +97,7 @@ export class Table {
   onEvent(event) {
     const [kind, body] = Object.entries(event)[0] || [];
     if (!kind) return;
+    this.events.push(event);
     if (kind === "match_started") this.started = body;
     if (kind === "seed_revealed") this.seed = body;
     if (kind === "round_over") this.rounds.push(body);
@@ -359,23 +362,49 @@ async function sha256hex(text) {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+// The deck of a ruleset and table size in its order before shuffling, and the hand size: fixed
+// constants of the rules core, fetched from the gateway once per rule system and table size and
+// kept in this browser. Play-now fetches them before its nonce goes out, so a server that knew
+// a match's seed could not answer with an order made to fit it.
+export async function dealConstants(ruleset, seats) {
+  const key = (text) => `maumau.deck.${text}|${seats}`;
+  const kept = localStorage.getItem(key(ruleset));
+  if (kept) return JSON.parse(kept);
+  const answer = await get(`/api/deck?ruleset=${encodeURIComponent(ruleset)}&seats=${seats}`);
+  const constants = { deck: answer.deck, hand_size: answer.hand_size };
+  localStorage.setItem(key(answer.ruleset), JSON.stringify(constants));
+  return constants;
+}
+
 // The fair-deal check, in this browser: the revealed seed against the commitment seen before
-// the deal, this player's nonce in its place, and the deal seed recomputed.
-export async function checkFairness(started, seed, seat, myNonce) {
+// the deal, this player's nonce in its place, the deal seed recomputed, and every card this seat
+// saw (its hands, its draws, the starting cards) replayed from the seed (replay.js).
+export async function checkFairness({ started, seed, seat, nonce, events, seats, deal }) {
   const lines = [];
   if (!started || !seed) return { ok: false, lines: [t("fair_pending")] };
   const commitmentOk = (await sha256hex(seed.server_seed)) === started.seed_commitment;
   lines.push(t(commitmentOk ? "fair_commitment_ok" : "fair_commitment_bad"));
   let nonceOk = true;
-  if (myNonce) {
-    nonceOk = started.nonces[seat] === myNonce;
+  if (nonce) {
+    nonceOk = started.nonces[seat] === nonce;
     lines.push(t(nonceOk ? "fair_nonce_ok" : "fair_nonce_bad"));
   } else {
     lines.push(t("fair_nonce_none"));
   }
   const seedOk = (await sha256hex([seed.server_seed, ...started.nonces].join("|"))) === seed.deal_seed;
   lines.push(t(seedOk ? "fair_seed_ok" : "fair_seed_bad"));
-  const ok = commitmentOk && nonceOk && seedOk;
+  let replayOk = false;
+  if (!deal) {
+    lines.push(t("fair_replay_missing"));
+  } else {
+    const replay = await replayMatch({ events, deck: deal.deck, handSize: deal.hand_size, seed: seed.deal_seed, seat, seats });
+    replayOk = replay.ok;
+    const params = replay.ok ? { n: replay.cards } : { ...replay.params };
+    for (const name of ["card", "expected"]) if (params[name]) params[name] = cardName(params[name]);
+    for (const name of ["cards", "expected_cards"]) if (params[name]) params[name] = params[name].split(" ").filter(Boolean).map(cardName).join(", ");
+    lines.push(t(replay.ok ? "fair_cards_ok" : replay.key, params));
+  }
+  const ok = commitmentOk && nonceOk && seedOk && replayOk;
   lines.push(t(ok ? "fair_ok" : "fair_bad"));
   return { ok, lines };
 }

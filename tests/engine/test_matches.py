@@ -8,7 +8,15 @@ import pytest
 from maumau import fairness
 from maumau.rules import Match, Ruleset
 from maumau.v1 import engine_pb2, game_pb2
-from tests.support.engine import Client, acting, close_all, play_to_the_end, register_all
+from tests.support.engine import (
+    Client,
+    acting,
+    close_all,
+    pick,
+    play_actions,
+    play_to_the_end,
+    register_all,
+)
 from tests.support.rpc import auth
 
 SHORT = {
@@ -95,10 +103,34 @@ async def test_a_repeated_request_id_returns_the_first_answer_and_changes_nothin
         await close_all(clients)
 
 
-async def test_only_the_latest_answers_are_kept_for_retries(redis_server):
-    """A long match does not grow without bound: the store keeps the latest
-    KEPT_ANSWERS_PER_SEAT answers per seat (of a 2-seat match here) for retried request ids
-    and forgets older ones."""
+async def test_a_request_retried_after_the_match_moved_on_shows_the_view_as_it_is_now(address):
+    """A retry that comes after other actions gets the first answer's version and events (the
+    action is not applied again) and the seat's view as it is then, which the store rebuilds
+    instead of keeping every view."""
+    clients = await register_all(address, 2)
+    try:
+        match = await clients[0].create("online", 2, auto_start=True)
+        await clients[1].join(match.match_id)
+        views = [await client.view(match.match_id) for client in clients]
+        mover, view = next((c, v) for c, v in zip(clients, views, strict=True) if acting(v))
+        rng = random.Random(3)
+        action = pick(view, rng)
+        first = await mover.act(match.match_id, action, request_id="once")
+        taken = await play_actions(match.match_id, clients, rng, 3)
+        now = await mover.view(match.match_id)
+        assert taken and now.version == first.version + taken
+        again = await mover.act(match.match_id, action, request_id="once")
+        assert again.version == first.version and list(again.events) == list(first.events)
+        assert again.view == now
+        assert (await mover.view(match.match_id)).version == now.version
+    finally:
+        await close_all(clients)
+
+
+async def test_only_the_latest_answers_of_each_seat_are_kept_for_retries(redis_server):
+    """A long match does not grow without bound: each seat keeps its latest
+    KEPT_ANSWERS_PER_SEAT answers for retried request ids and forgets older ones, whatever the
+    other seats do meanwhile."""
     import redis.asyncio
 
     from maumau.engine.store import KEPT_ANSWERS_PER_SEAT, MatchRecord, MatchStore, match_key
@@ -106,19 +138,25 @@ async def test_only_the_latest_answers_are_kept_for_retries(redis_server):
     client = redis.asyncio.Redis.from_url(redis_server.url)
     store = MatchStore(client)
     record = MatchRecord("kept-answers", "online", 2, False, 0, 3, False, "c", "s")
-    kept = KEPT_ANSWERS_PER_SEAT * record.seats
     assert (await store.commit(record.match_id, None, record, b"", [])).status == "ok"
-    for version in range(1, kept + 11):
-        committed = await store.commit(
-            record.match_id, version, record, b"", [], f"0:request {version}", b"answer"
-        )
-        assert committed.status == "ok"
-    key = f"{match_key(record.match_id)}:requests"
-    assert await client.hlen(key) == kept
-    assert (await store.load_with_answer(record.match_id, "0:request 10"))[1] is None
-    for version in range(11, kept + 11):
-        answer = (await store.load_with_answer(record.match_id, f"0:request {version}"))[1]
-        assert answer == b"answer"
+    version = 1
+    sent: dict[int, list[str]] = {0: [], 1: []}
+    for n in range(KEPT_ANSWERS_PER_SEAT + 10):
+        for seat, request_id in ((0, f"{n}"), (1, f"{n}a"), (1, f"{n}b")):
+            stored, answers = await store.load_with_answers(record.match_id, seat)
+            assert stored is not None and stored.version == version
+            answered = (answers, request_id, f"answer {request_id}".encode())
+            committed = await store.commit(record.match_id, version, record, b"", [], answered)
+            assert committed.status == "ok"
+            sent[seat].append(request_id)
+            version += 1
+    assert await client.hlen(f"{match_key(record.match_id)}:requests") == 2
+    for seat, request_ids in sent.items():
+        _, answers = await store.load_with_answers(record.match_id, seat)
+        for request_id in request_ids[-KEPT_ANSWERS_PER_SEAT:]:
+            assert answers.answer(request_id) == f"answer {request_id}".encode()
+        for request_id in request_ids[:-KEPT_ANSWERS_PER_SEAT]:
+            assert answers.answer(request_id) is None
     await client.aclose()
 
 

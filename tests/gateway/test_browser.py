@@ -54,6 +54,7 @@ async def test_a_solo_match_against_three_computers_is_played_to_the_end_by_clic
     fairness = await summary.locator("#fairness li").all_inner_texts()
     assert fairness[-1] == "Verified in your browser: the deal was fair."
     assert "Your own random nonce went into the deal." in fairness
+    assert any(line.startswith("Every card you saw matches the replay") for line in fairness)
     await summary.locator(".xp p").first.wait_for(timeout=15000)
     assert "XP earned" in await summary.locator(".xp").inner_text()
     await screenshot(player, f"summary-{preset}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -35,9 +36,25 @@ def gateway_env(services: Platform, port: int, metrics_port: int) -> dict[str, s
     }
 
 
+def low_open_files_limit() -> None:
+    """The usual soft limit of 1024 open files (or lower), under a higher hard limit."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, hard // 2), hard))
+
+
+def open_files_limits(pid: int) -> tuple[str, str]:
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith("Max open files"):
+            soft, hard = line.split()[3:5]
+            return soft, hard
+    raise AssertionError("no open-files line")
+
+
 async def test_the_process_serves_metrics_and_stops_with_a_reconnect_code(
     services: Platform, tmp_path: Path
 ) -> None:
+    """... and lifts its soft limit on open files to the hard one, as every page holds a
+    socket."""
     port, metrics_port = free_port(), free_port()
     base = f"http://127.0.0.1:{port}"
     with open(tmp_path / "gateway.log", "wb") as log:
@@ -47,6 +64,7 @@ async def test_the_process_serves_metrics_and_stops_with_a_reconnect_code(
             cwd=ROOT,
             stdout=log,
             stderr=log,
+            preexec_fn=low_open_files_limit,
         )
     try:
         async with aiohttp.ClientSession(
@@ -60,6 +78,8 @@ async def test_the_process_serves_metrics_and_stops_with_a_reconnect_code(
                 except aiohttp.ClientError:
                     pass
                 await asyncio.sleep(0.1)
+            soft, hard = open_files_limits(process.pid)
+            assert soft == hard, "the soft limit on open files was not lifted"
             async with session.post("/api/session", json={"name": "Ada"}) as response:
                 assert response.status == 200
             async with session.get(f"http://127.0.0.1:{metrics_port}/metrics") as response:

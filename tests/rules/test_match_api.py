@@ -4,12 +4,15 @@ default, copies, equality and bytes, and the refusals of actions that name no re
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from maumau.rules import (
     ACCEPT,
     DRAW,
     PASS,
     BadInput,
+    Card,
     Catch,
     IllegalAction,
     Match,
@@ -18,8 +21,10 @@ from maumau.rules import (
     format_cards,
     parse_action,
 )
+from maumau.rules.cards import ALL_CARDS
 from maumau.rules.determinize import determinize
 from maumau.rules.state import STATE_FIELDS
+from maumau.rules.turns import shuffle
 from tests.rules.support import act, hand, legal, position, refused
 
 CLASSIC = Ruleset.create("classic")
@@ -210,6 +215,16 @@ def test_a_seed_deals_and_reshuffles_the_same_cards_in_every_version() -> None:
     drew = [e for e in act(match, 0, "draw") if type(e).__name__ == "Drew"]
     assert [card.text for card in drew[0].cards] == ["QH"]
     assert format_cards(match.draw_pile) == "KD 9C QC KH"
+
+
+@given(st.lists(st.sampled_from(ALL_CARDS), max_size=330), st.text(max_size=8))
+def test_the_core_shuffles_exactly_as_the_library_does(cards: list[Card], seed: str) -> None:
+    """The core's own shuffle (the compiled one of the deal) and ``random.shuffle`` agree card
+    for card on every seed, so a verifier's plain Python replays the deal."""
+    ours, library = list(cards), list(cards)
+    shuffle(random.Random(seed), ours)
+    random.Random(seed).shuffle(library)
+    assert ours == library
 
 
 def refusal(match: Match, seat: int, text: str) -> IllegalAction:

@@ -20,7 +20,7 @@ from maumau.common.quotas import Rates
 from maumau.common.tokens import issue_service_token
 from maumau.engine.app import EngineApp
 from maumau.engine.matches import EngineSettings
-from maumau.engine.store import MatchStore, Stored, match_key
+from maumau.engine.store import MatchStore, Stored, match_key, stream_events
 from maumau.rules import Match
 from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2, players_pb2, players_pb2_grpc
 from tests.support.rpc import auth
@@ -336,7 +336,11 @@ async def stored_match(store: MatchStore, match_id: str) -> tuple[Stored, Match]
 async def raw_events(store: MatchStore, match_id: str) -> list[tuple[str, game_pb2.Event]]:
     """Every event of a match as stored (unredacted), with its stream id."""
     entries = await store.redis.xrange(f"{match_key(match_id)}:events")
-    return [(entry_id.decode(), game_pb2.Event.FromString(f[b"e"])) for entry_id, f in entries]
+    return [
+        (event_id, game_pb2.Event.FromString(event))
+        for entry_id, fields in entries
+        for event_id, event in stream_events(entry_id.decode(), fields)
+    ]
 
 
 async def snapshot(store: MatchStore, match_id: str) -> tuple[object, ...]:

@@ -36,7 +36,7 @@ import prometheus_client
 import redis.asyncio as redis
 
 from maumau.common.errors import Exhausted
-from maumau.engine.store import match_key
+from maumau.engine.store import match_key, stream_events
 from maumau.v1 import game_pb2
 
 log = logging.getLogger(__name__)
@@ -127,16 +127,6 @@ class OpenStreams:
 def _consume_failure(task: asyncio.Task[None]) -> None:
     if not task.cancelled():
         task.exception()
-
-
-def stream_position(entry_id: str) -> tuple[int, int]:
-    """A stream id as numbers, for ordering ("0" is the start).
-
-    >>> stream_position("1700000000000-3") > stream_position("1700000000000-2")
-    True
-    """
-    millis, _, sequence = entry_id.partition("-")
-    return int(millis), int(sequence or 0)
 
 
 class Subscription:
@@ -360,8 +350,9 @@ class FollowHub:
             if feed is None or not raw:
                 continue
             entries = [
-                (entry_id.decode(), game_pb2.Event.FromString(fields[b"e"]))
+                (event_id, game_pb2.Event.FromString(event))
                 for entry_id, fields in raw
+                for event_id, event in stream_events(entry_id.decode(), fields)
             ]
             feed.position, feed.heard_at = entries[-1][0], now
             for subscription in list(feed.subscribers):

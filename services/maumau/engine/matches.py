@@ -24,7 +24,7 @@ from maumau.common.quotas import Rates
 from maumau.common.redis_client import DEFAULT_SHARDS
 from maumau.engine import lobby
 from maumau.engine.bots import BotPlayers
-from maumau.engine.store import Committed, MatchRecord, MatchStore, Status, Stored
+from maumau.engine.store import Answers, Committed, MatchRecord, MatchStore, Status, Stored
 from maumau.rules import Action, Call, Catch, Match, Ruleset
 from maumau.rules import events as ev
 from maumau.rules.kinds import Outcome, Phase, Reason
@@ -113,7 +113,9 @@ class Change:
     """The rules state that ``state`` encodes, when the change has it at hand: what comes after
     the commit (deadline, answer) reads it instead of decoding ``state`` again."""
     answer: Message | None = None
-    """What the caller is told; kept under the request key, for a retry of the same request."""
+    """What the caller is told."""
+    kept_answer: Message | None = None
+    """What is kept of the answer for a retry of the same request (see ``store.Answers``)."""
     moved: str = ""
     """The preset, when the change applies actions (counted once it is committed)."""
     started: bool = False
@@ -135,7 +137,7 @@ class Updated:
     change: Change | None
     """What was committed; None: nothing to change, or a repeated request."""
     earlier: bytes | None = None
-    """The first answer, kept, when the request key was applied before."""
+    """What was kept of the first answer, when the request was applied before."""
 
 
 def dealt(record: MatchRecord, now: float, before: Sequence[game_pb2.Event] = ()) -> Change:
@@ -207,15 +209,22 @@ class Matches:
         return stored
 
     async def update(
-        self, match_id: str, change: Callable[[Stored], Change | None], request_key: str = ""
+        self,
+        match_id: str,
+        change: Callable[[Stored], Change | None],
+        request: tuple[int, str] | None = None,
     ) -> Updated:
-        """Apply ``change`` to the latest state, retrying lost races. When ``request_key`` was
-        applied before, nothing is computed or written and its first answer is returned."""
+        """Apply ``change`` to the latest state, retrying lost races. ``request``: the seat and
+        request id of an action; when it was applied before, nothing is computed or written and
+        what was kept of its first answer is returned."""
+        answers: Answers | None = None
         for _ in range(MAX_RETRIES):
-            if request_key:
-                found, earlier = await self.store.load_with_answer(match_id, request_key)
+            if request is not None:
+                seat, request_id = request
+                found, answers = await self.store.load_with_answers(match_id, seat)
                 if found is None:
                     raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no match {match_id!r}")
+                earlier = answers.answer(request_id)
                 if earlier is not None:
                     return Updated(found, None, earlier)
                 stored = found
@@ -226,9 +235,10 @@ class Matches:
             result = change(dataclasses.replace(stored, record=stored.record.copy()))
             if result is None:
                 return Updated(stored, None)
-            committed = await self._commit(stored, result, request_key)
-            if committed.status == "duplicate":
-                return Updated(stored, None, committed.answer)
+            answered = None
+            if answers is not None and request is not None and result.kept_answer is not None:
+                answered = (answers, request[1], result.kept_answer.SerializeToString())
+            committed = await self._commit(stored, result, answered)
             if committed.status == "ok":
                 return Updated(Stored(result.record, result.state, committed.version), result)
             CAS_RETRIES.inc()
@@ -244,7 +254,10 @@ class Matches:
         return Stored(change.record, change.state, committed.version)
 
     async def _commit(
-        self, before: Stored | None, change: Change, request_key: str = ""
+        self,
+        before: Stored | None,
+        change: Change,
+        answered: tuple[Answers, str, bytes] | None = None,
     ) -> Committed:
         """Write ``change`` if the match is still at ``before``'s version (None: new).
 
@@ -261,8 +274,7 @@ class Matches:
             record,
             change.state,
             [event.SerializeToString() for event in change.events],
-            request_key,
-            b"" if change.answer is None else change.answer.SerializeToString(),
+            answered,
             self._lifetime(record.status),
             deadline=due,
         )

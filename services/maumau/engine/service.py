@@ -18,9 +18,9 @@ from maumau.common.players import PlayerDirectory
 from maumau.common.quotas import Quotas
 from maumau.common.tokens import bearer
 from maumau.engine import lobby
-from maumau.engine.follow import FellBehind, FollowHub, OpenStreams, stream_position
+from maumau.engine.follow import FellBehind, FollowHub, OpenStreams
 from maumau.engine.matches import Change, Matches, Updated, dealt, info, seat_info, seated
-from maumau.engine.store import Status, Stored
+from maumau.engine.store import MatchRecord, Status, Stored, stream_position
 from maumau.rules import Match
 from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 
@@ -81,11 +81,15 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         return stored
 
     async def _seat_update(
-        self, claims: tokens.SeatClaims, change: Callable[[Stored], Change], request_key: str = ""
+        self,
+        claims: tokens.SeatClaims,
+        change: Callable[[Stored], Change],
+        request_id: str | None = None,
     ) -> Updated:
         """``Matches.update`` of the seat token's match, which expires the token once gone."""
+        request = None if request_id is None else (claims.seat, request_id)
         try:
-            return await self.matches.update(claims.match_id, change, request_key)
+            return await self.matches.update(claims.match_id, change, request)
         except ServiceError as error:
             if error.status == grpc.StatusCode.NOT_FOUND:
                 raise tokens.TokenError(SEAT_MATCH_GONE) from None
@@ -251,18 +255,29 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 record.bots[seat], record.timeouts[seat] = "", 0
             change = self.matches.move(stored, seat, action)
             version = stored.version + 1
-            answer = engine_pb2.ActResponse(
-                version=version,
-                events=[wire.redact_pb(event, seat) for event in change.events],
-                view=wire.view_to_pb(change.rules().view(seat), claims.match_id, version),
+            kept = engine_pb2.ActResponse(
+                version=version, events=[wire.redact_pb(event, seat) for event in change.events]
             )
-            answer.view.seats.extend(seat_info(record))
-            change.answer = answer
+            change.kept_answer = kept
+            change.answer = engine_pb2.ActResponse(
+                version=version,
+                events=kept.events,
+                view=seat_view(record, change.rules(), seat, version),
+            )
             return change
 
-        updated = await self._seat_update(claims, act, f"{claims.seat}:{request.request_id}")
+        updated = await self._seat_update(claims, act, request.request_id)
         if updated.earlier is not None:
-            return engine_pb2.ActResponse.FromString(updated.earlier)
+            # A retry: the first answer's version and events, and the seat's view as it is now
+            # (the same view, unless the match moved on meanwhile).
+            earlier = engine_pb2.ActResponse.FromString(updated.earlier)
+            stored = updated.stored
+            earlier.view.CopyFrom(
+                seat_view(
+                    stored.record, Match.from_bytes(stored.state), claims.seat, stored.version
+                )
+            )
+            return earlier
         assert updated.change is not None
         answer = updated.change.answer
         assert isinstance(answer, engine_pb2.ActResponse)
@@ -273,10 +288,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         stored = await self.matches.load(match_id)
         if stored.record.status == Status.LOBBY:
             raise lobby.refused("the match has not started yet: no cards are dealt")
-        match = Match.from_bytes(stored.state)
-        view = wire.view_to_pb(match.view(viewer), match_id, stored.version)
-        view.seats.extend(seat_info(stored.record))
-        return view
+        return seat_view(stored.record, Match.from_bytes(stored.state), viewer, stored.version)
 
     async def _viewer(self, context: Context, match_id: str) -> tuple[int | None, str, str]:
         """The seat a token may see (None: a spectator), the match it is for and the player."""
@@ -369,6 +381,13 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             if stored is not None:
                 found.append(self._info_with_outcome(stored))
         return engine_pb2.ListMatchesResponse(matches=found)
+
+
+def seat_view(record: MatchRecord, match: Match, seat: int | None, version: int) -> game_pb2.View:
+    """What ``seat`` (None: a spectator) sees of the match at ``version``."""
+    view = wire.view_to_pb(match.view(seat), record.match_id, version)
+    view.seats.extend(seat_info(record))
+    return view
 
 
 STREAM_ID = re.compile(r"[0-9]{1,20}(-[0-9]{1,20})?")

@@ -4,9 +4,13 @@ Every key of a match carries the hash tag ``{match_id}``, so a match lives in on
 slot and the move script touches one slot only:
 
 - ``match:{id}``          hash: ``version``, ``meta`` (JSON :class:`MatchRecord`), ``state`` (bytes)
-- ``match:{id}:events``   stream of serialized ``maumau.v1.Event`` messages
-- ``match:{id}:requests`` hash: seat + request id -> the first answer (serialized ActResponse)
-- ``match:{id}:answered`` list: the request keys kept, oldest first
+- ``match:{id}:events``   stream of serialized ``maumau.v1.Event`` messages: one entry per
+  commit, field ``p``, its events each preceded by its length (a varint), as
+  :func:`stream_events` reads them; an event's id is that of the entry for its last event and
+  counts down from there for the ones before it (the ids one entry per event would have had;
+  entries of earlier versions hold one event each, field ``e``)
+- ``match:{id}:requests`` hash: seat -> the seat's latest answers with their request ids
+  (:func:`kept_answers`; each answer an ActResponse without its view, which a retry rebuilds)
 - ``match:{id}:published`` set once the result went to the results stream
 
 Global keys: ``engine:deadlines:{n}`` (sorted sets: match id -> due time, one per shard ``n``
@@ -20,6 +24,7 @@ new match).
 from __future__ import annotations
 
 import json
+import struct
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal, cast
@@ -36,43 +41,131 @@ DEADLINES = "engine:deadlines"
 RESULTS = RESULTS_STREAM
 ACTIVE = "engine:active"
 
-KEPT_ANSWERS_PER_SEAT = 4
+KEPT_ANSWERS_PER_SEAT = 2
 """Answers kept per seat of a match, for retried request ids. A client retries its latest
-action as soon as its answer is lost, so that answer must outlive what the other seats send in
-the meantime: four per seat keeps it through a full round in which every seat acts several times
-(draw, then play or pass). Only Act calls store answers (about 400 bytes each, a view), so this
-bounds the largest part of a long match's memory."""
+action as soon as its answer is lost, before it sends another, so its seat's latest answer is
+the one a retry asks for; two cover a second action sent while the first was in flight. They
+are kept per seat, so what the other seats do meanwhile never pushes a seat's answer out. An
+answer is kept without its view (the view is most of an answer, and a retry shows the seat's
+view as it is then), so a seat's answers cost some tens of bytes."""
 
-# Write the new state only if the version is unchanged, append the events, remember the answer
-# (and forget the oldest beyond the number kept). KEYS: match hash, events stream, requests
-# hash, the list of kept request keys in order. ARGV: expected version ('' for a new match),
-# meta, state, request key ('' for none), answer, seconds the match's keys live from now ('0':
-# for good; a lobby's keys expire unless someone comes, a finished match's after the retention),
-# answers kept, then the events.
+# Write the new state only if the version is unchanged, append the events, keep the seat's
+# answers. KEYS: match hash, events stream, requests hash, and the list of kept request ids of
+# earlier versions (left by a match live during an upgrade: it expires with the match). ARGV:
+# expected version ('' for a new match), meta, state, seat ('' for no answer to keep), the
+# seat's kept answers, seconds the match's keys live from now ('0': for good; a lobby's keys
+# expire unless someone comes, a finished match's after the retention), the events packed,
+# their count. The entry's id leaves room for an id per event (see the docstring above). A
+# request applied before cannot be applied again: its caller read its answer with the version
+# it would have to match, and a caller that read before it was applied finds the version moved
+# on (a conflict, then the answer).
 _COMMIT = """
-if ARGV[4] ~= '' then
-  local previous = redis.call('HGET', KEYS[3], ARGV[4])
-  if previous then return {'duplicate', previous} end
-end
 local version = redis.call('HGET', KEYS[1], 'version')
 if (version or '') ~= ARGV[1] then return {'conflict', version or ''} end
 local next_version = (tonumber(version) or 0) + 1
 redis.call('HSET', KEYS[1], 'version', next_version, 'meta', ARGV[2], 'state', ARGV[3])
 local last = ''
-for i = 8, #ARGV do last = redis.call('XADD', KEYS[2], '*', 'e', ARGV[i]) end
-if ARGV[4] ~= '' then
-  redis.call('HSET', KEYS[3], ARGV[4], ARGV[5])
-  if redis.call('RPUSH', KEYS[4], ARGV[4]) > tonumber(ARGV[7]) then
-    redis.call('HDEL', KEYS[3], redis.call('LPOP', KEYS[4]))
+local count = tonumber(ARGV[8])
+if count > 0 then
+  local now = redis.call('TIME')
+  local ms, seq = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000), count - 1
+  local newest = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)[1]
+  if newest then
+    local last_ms, last_seq = string.match(newest[1], '^(%d+)-(%d+)$')
+    last_ms, last_seq = tonumber(last_ms), tonumber(last_seq)
+    if ms <= last_ms then ms, seq = last_ms, last_seq + count end
   end
+  last = redis.call('XADD', KEYS[2], string.format('%.0f-%.0f', ms, seq), 'p', ARGV[7])
 end
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], ARGV[4], ARGV[5]) end
 if ARGV[6] ~= '0' then
   for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[6]) end
 else
-  for i = 1, 4 do redis.call('PERSIST', KEYS[i]) end
+  for i = 1, 3 do redis.call('PERSIST', KEYS[i]) end
 end
 return {'ok', tostring(next_version), last}
 """
+
+
+def packed_events(events: list[bytes]) -> bytes:
+    """The events of one commit as one stream entry holds them: each preceded by its length."""
+    return b"".join(_varint(len(event)) + event for event in events)
+
+
+def _varint(number: int) -> bytes:
+    out = bytearray()
+    while number > 0x7F:
+        out.append(number & 0x7F | 0x80)
+        number >>= 7
+    out.append(number)
+    return bytes(out)
+
+
+def stream_events(entry_id: str, fields: dict[bytes, bytes]) -> list[tuple[str, bytes]]:
+    """The events of one stream entry, each with its id.
+
+    >>> stream_events("17-5", {b"p": packed_events([b"ab", b"c"])})
+    [('17-4', b'ab'), ('17-5', b'c')]
+    """
+    single = fields.get(b"e")
+    if single is not None:
+        return [(entry_id, single)]
+    data, events, at = fields[b"p"], [], 0
+    while at < len(data):
+        length, shift = 0, 0
+        while True:
+            byte = data[at]
+            at += 1
+            length |= (byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80:
+                break
+        events.append(data[at : at + length])
+        at += length
+    ms, seq = entry_id.split("-")
+    first = int(seq) - len(events) + 1
+    return [(f"{ms}-{first + n}", event) for n, event in enumerate(events)]
+
+
+def stream_position(event_id: str) -> tuple[int, int]:
+    """An event id (or "0", the start) as numbers, in the order of the stream.
+
+    >>> stream_position("1700000000000-3") > stream_position("1700000000000-2")
+    True
+    """
+    ms, _, seq = event_id.partition("-")
+    return int(ms), int(seq or 0)
+
+
+_KEPT = struct.Struct(">HI")
+"""The head of a kept answer: the request id's length, the answer's length."""
+
+
+def kept_answers(value: bytes | None) -> list[tuple[str, bytes]]:
+    """A seat's kept (request id, answer) pairs, oldest first, from its field of the requests
+    hash: each pair is the two lengths (2 and 4 bytes, big-endian), the id, the answer."""
+    kept: list[tuple[str, bytes]] = []
+    at = 0
+    while value and at < len(value):
+        id_length, answer_length = _KEPT.unpack_from(value, at)
+        at += _KEPT.size
+        request_id = value[at : at + id_length].decode()
+        at += id_length
+        kept.append((request_id, value[at : at + answer_length]))
+        at += answer_length
+    return kept
+
+
+def with_answer(value: bytes | None, request_id: str, answer: bytes) -> bytes:
+    """The seat's field with ``answer`` kept for ``request_id``, the oldest beyond the latest
+    KEPT_ANSWERS_PER_SEAT forgotten."""
+    kept = [*kept_answers(value), (request_id, answer)][-KEPT_ANSWERS_PER_SEAT:]
+    parts = []
+    for kept_id, kept_answer in kept:
+        encoded = kept_id.encode()
+        parts += [_KEPT.pack(len(encoded), len(kept_answer)), encoded, kept_answer]
+    return b"".join(parts)
+
 
 # Claim due deadlines: push each one a lease into the future, so a replica that dies while
 # handling it leaves it to come due again. ARGV: now, lease seconds, how many.
@@ -151,12 +244,24 @@ class Stored:
 
 @dataclass
 class Committed:
-    """The outcome of a commit: 'ok' (with the new version), 'conflict' (the version moved on)
-    or 'duplicate' (the request key was applied before: its first answer)."""
+    """The outcome of a commit: 'ok' (with the new version) or 'conflict' (the version moved
+    on)."""
 
-    status: Literal["ok", "conflict", "duplicate"]
+    status: Literal["ok", "conflict"]
     version: int = 0
-    answer: bytes = b""
+
+
+@dataclass
+class Answers:
+    """The answers a seat keeps for retried request ids, as read with the match (a commit
+    writes them back with one more, the version check keeping them current)."""
+
+    seat: int
+    kept: bytes | None
+
+    def answer(self, request_id: str) -> bytes | None:
+        """The answer kept for ``request_id`` (None: it was not applied, or long ago)."""
+        return next((a for kept_id, a in kept_answers(self.kept) if kept_id == request_id), None)
 
 
 def match_key(match_id: str) -> str:
@@ -190,19 +295,19 @@ class MatchStore:
             return None
         return Stored(MatchRecord.from_json(meta), state or b"", int(version))
 
-    async def load_with_answer(
-        self, match_id: str, request_key: str
-    ) -> tuple[Stored | None, bytes | None]:
-        """The match and the stored answer to ``request_key`` if it was applied before, in one
-        round trip (the hot path of every action)."""
+    async def load_with_answers(self, match_id: str, seat: int) -> tuple[Stored | None, Answers]:
+        """The match and the answers its ``seat`` keeps, in one round trip (the hot path of
+        every action). The answers are read after the match: when a commit comes in between,
+        they are newer than the match read, and a commit at the version read fails."""
         key = match_key(match_id)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hmget(key, ["version", "meta", "state"])
-            pipe.hget(f"{key}:requests", request_key)
-            (version, meta, state), answer = await pipe.execute()
+            pipe.hget(f"{key}:requests", str(seat))
+            (version, meta, state), kept = await pipe.execute()
+        answers = Answers(seat, kept)
         if version is None or meta is None:
-            return None, None
-        return Stored(MatchRecord.from_json(meta), state or b"", int(version)), answer
+            return None, answers
+        return Stored(MatchRecord.from_json(meta), state or b"", int(version)), answers
 
     async def commit(
         self,
@@ -211,25 +316,29 @@ class MatchStore:
         record: MatchRecord,
         state: bytes,
         events: list[bytes],
-        request_key: str = "",
-        answer: bytes = b"",
+        answered: tuple[Answers, str, bytes] | None = None,
         retention_seconds: int = 0,
         deadline: float | None = None,
     ) -> Committed:
-        """Run the commit script; ``deadline`` (only ever moved earlier) goes ahead of it in the
-        same round trip. It is not part of the script: the deadlines live in a global key,
-        outside the match's Cluster slot."""
+        """Run the commit script; ``answered``: the seat's answers as read with the match, the
+        request id and the answer to keep with them. ``deadline`` (only ever moved earlier) goes
+        ahead of it in the same round trip. It is not part of the script: the deadlines live in
+        a global key, outside the match's Cluster slot."""
         key = match_key(match_id)
         keys = [key, f"{key}:events", f"{key}:requests", f"{key}:answered"]
+        seat, kept = "", b""
+        if answered is not None:
+            answers, request_id, answer = answered
+            seat, kept = str(answers.seat), with_answer(answers.kept, request_id, answer)
         args: list[str | bytes] = [
             "" if expected_version is None else str(expected_version),
             record.to_json(),
             state,
-            request_key,
-            answer,
+            seat,
+            kept,
             str(retention_seconds),
-            str(KEPT_ANSWERS_PER_SEAT * record.seats),
-            *events,
+            packed_events(events),
+            str(len(events)),
         ]
         if deadline is None:
             reply = await self.durability.run_script(self._commit, keys, args)
@@ -238,8 +347,6 @@ class MatchStore:
         status = reply[0].decode()
         if status == "ok":
             return Committed("ok", int(reply[1]))
-        if status == "duplicate":
-            return Committed("duplicate", answer=reply[1])
         return Committed("conflict")
 
     async def _commit_after_deadline(
@@ -265,7 +372,8 @@ class MatchStore:
     async def read_events(
         self, match_id: str, after: str, block_ms: int | None, count: int = 100
     ) -> list[tuple[str, bytes]]:
-        """Events after stream position ``after`` ('0' for all), waiting up to ``block_ms``."""
+        """Events after event id ``after`` ('0' for all), waiting up to ``block_ms``; at most
+        ``count`` stream entries (commits) are read."""
         reply: list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]] = cast(
             Any,
             await self.redis.xread(
@@ -274,7 +382,14 @@ class MatchStore:
         )
         if not reply:
             return []
-        return [(entry_id.decode(), fields[b"e"]) for entry_id, fields in reply[0][1]]
+        # The first entry may hold events up to ``after`` too: its id is that of its last event.
+        position = stream_position(after)
+        return [
+            (event_id, event)
+            for entry_id, fields in reply[0][1]
+            for event_id, event in stream_events(entry_id.decode(), fields)
+            if stream_position(event_id) > position
+        ]
 
     def deadlines_of(self, match_id: str) -> str:
         """The deadline shard of a match."""

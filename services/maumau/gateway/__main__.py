@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import resource
 import signal
 import sys
 
@@ -25,7 +26,36 @@ from maumau.gateway.settings import GatewaySettings
 log = logging.getLogger("maumau.gateway")
 
 
+FILES_PER_SOCKET = 2
+"""Descriptors one page may hold: its WebSocket and a keep-alive connection for its commands."""
+FILES_SPARE = 256
+"""Descriptors for everything else: listening sockets, upstream channels, files served."""
+
+
+def raise_open_files_limit(max_sockets: int) -> int:
+    """Lift this process's soft limit on open files to its hard limit, and return it.
+
+    Every page holds a socket, so the usual soft limit of 1024 would refuse pages (accept()
+    fails with EMFILE) long before ``max_sockets``; the hard limit is what the system lets
+    this process have. A hard limit too low for ``max_sockets`` is logged, not fatal."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        soft = hard
+    needed = max_sockets * FILES_PER_SOCKET + FILES_SPARE
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        log.warning(
+            "open files limited to %d, fewer than the %d that %d WebSockets may need: raise "
+            "the hard limit (ulimit -Hn, LimitNOFILE) or lower MAUMAU_GATEWAY_MAX_SOCKETS",
+            soft,
+            needed,
+            max_sockets,
+        )
+    return soft
+
+
 async def main(settings: GatewaySettings, secret: bytes) -> None:
+    raise_open_files_limit(settings.max_sockets)
     metrics = start_metrics_server(settings.metrics_port, settings.host)
     runner = web.AppRunner(
         create_app(settings, secret), shutdown_timeout=settings.grace_seconds, access_log=None

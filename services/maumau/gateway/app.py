@@ -22,6 +22,8 @@ from maumau.gateway.limits import RateLimiter, SocketCounts
 from maumau.gateway.sessions import COOKIE, COOKIE_MAX_AGE, SeatTokens, Session, session_from_cookie
 from maumau.gateway.settings import GatewaySettings
 from maumau.gateway.upstream import Refusal, Upstreams, bearer, from_rpc, language, refusal, to_json
+from maumau.rules import Ruleset
+from maumau.rules.errors import RulesError, translate
 from maumau.v1 import (
     bots_pb2,
     engine_pb2,
@@ -177,6 +179,13 @@ def reply(message: Any, status: int = 200) -> web.Response:
     return web.json_response(message, status=status)
 
 
+def refused_reply(refused: Refusal) -> web.Response:
+    """A refusal as JSON; one past a limit says in ``Retry-After`` when to try again."""
+    response = reply(refused.body(), refused.http_status)
+    response.headers.update(refused.retry_after_header)
+    return response
+
+
 def without_seat_token(message: dict[str, Any]) -> dict[str, Any]:
     """A room or ticket for the page: the seat token stays in the gateway."""
     message.pop("seat_token", None)
@@ -199,10 +208,9 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         response = await handler(request)
     except Refusal as error:
-        response = reply(error.body(), error.http_status)
+        response = refused_reply(error)
     except grpc.aio.AioRpcError as error:
-        refused = from_rpc(error, lang_of(request))
-        response = reply(refused.body(), refused.http_status)
+        response = refused_reply(from_rpc(error, lang_of(request)))
     except web.HTTPRequestEntityTooLarge:
         REFUSED.labels("too_large").inc()
         refused = refusal("RESOURCE_EXHAUSTED", lang_of(request), "request too large", "too_large")
@@ -235,12 +243,14 @@ async def limits(request: web.Request, handler: Handler) -> web.StreamResponse:
     session = session_of(request)
     address = address_of(request)
     key = f"player:{session.player_id}" if session else f"address:{address}"
-    if not request.app[ADDRESS_RATE].allow(address):
-        REFUSED.labels("address_rate").inc()
-        raise refusal("RESOURCE_EXHAUSTED", lang, code="address_rate")
-    if not request.app[SESSION_RATE].allow(key):
-        REFUSED.labels("session_rate").inc()
-        raise refusal("RESOURCE_EXHAUSTED", lang, code="session_rate")
+    for rates, who, reason in (
+        (request.app[ADDRESS_RATE], address, "address_rate"),
+        (request.app[SESSION_RATE], key, "session_rate"),
+    ):
+        if not rates.allow(who):
+            REFUSED.labels(reason).inc()
+            wait = rates.wait(who)
+            raise refusal("RESOURCE_EXHAUSTED", lang, code=reason, retry_after_seconds=wait)
     if request.method in ("POST", "PUT", "DELETE", "PATCH"):
         origin = request.headers.get("Origin")
         if origin is not None and not origin_allowed(request, origin):
@@ -422,6 +432,25 @@ async def list_matches(request: web.Request) -> web.Response:
         timeout=timeout_of(request),
     )
     return reply({"matches": [to_json(m) for m in answer.matches]})
+
+
+async def deck(request: web.Request) -> web.Response:
+    """The rules core's deck for a ruleset and table size, in its order before any shuffle, and
+    the cards dealt to each seat: the constants the page's fair-deal check needs to replay every
+    shuffle of a match from the revealed seed (it keeps them, so they are never per match)."""
+    lang = lang_of(request)
+    seats = number(request, "seats", 0)
+    try:
+        ruleset = Ruleset.parse(request.query.get("ruleset", "").strip() or "?")
+        ruleset.check_seats(seats)
+    except RulesError as error:
+        raise refusal(
+            "INVALID_ARGUMENT", lang, translate(error.code, error.params, lang), error.code
+        ) from None
+    cards = [card.text for card in ruleset.deck_for(seats)]
+    return reply(
+        {"ruleset": ruleset.text, "seats": seats, "hand_size": ruleset.hand_size, "deck": cards}
+    )
 
 
 # ---------------------------------------------------------------- rooms and the queue
@@ -678,6 +707,7 @@ def create_app(settings: GatewaySettings, secret: bytes) -> web.Application:
     app.router.add_post("/api/matches/{match_id}/act", act)
     app.router.add_post("/api/matches/{match_id}/tips", tips)
     app.router.add_post("/api/matches/{match_id}/leave", leave)
+    app.router.add_get("/api/deck", deck)
     app.router.add_post("/api/rooms", create_room)
     app.router.add_get("/api/rooms/{code}", get_room)
     app.router.add_post("/api/rooms/{code}/join", join_room)

@@ -44,6 +44,14 @@ class RateLimiter:
             self.buckets.popitem(last=False)
         return allowed
 
+    def wait(self, key: str, cost: float = 1.0) -> float:
+        """Seconds until ``key`` may spend ``cost`` again (0: now)."""
+        bucket = self.buckets.get(key)
+        if bucket is None:
+            return 0.0
+        saved = min(self.burst, bucket.tokens + (self.clock() - bucket.updated) * self.rate)
+        return max(0.0, (cost - saved) / self.rate)
+
 
 class SocketCounts:
     """Open WebSockets per session and per address, with caps."""

@@ -12,7 +12,9 @@ event (as the engine redacts it for this session's seat), ``{"type": "room", ...
 ``{"type": "ticket", ...}`` for every change, ``{"type": "end", "topic": ...}`` when a stream is
 over and ``{"type": "error", ...}`` for a refusal. After a reconnect the page follows again from
 the id of the last event it received: the engine's stream resumes right after it, so nothing is
-missed and nothing comes twice. Seat tokens never leave the gateway.
+missed and nothing comes twice. The same holds inside the gateway: a Follow the engine ends
+because it fell behind is reopened from the last event forwarded. A refusal past a limit carries
+``retry_after_ms``, how long to wait before following again. Seat tokens never leave the gateway.
 """
 
 from __future__ import annotations
@@ -54,7 +56,12 @@ SOCKETS_LIMIT = prometheus_client.Gauge(
 FRAMES = prometheus_client.Counter(
     "gateway_websocket_frames_total", "Frames sent to pages, by type.", ["type"]
 )
+RESUMED = prometheus_client.Counter(
+    "gateway_follow_resumed_total",
+    "Match follows the engine ended ABORTED (they fell behind) that the gateway reopened.",
+)
 HEARTBEAT_SECONDS = 25.0
+RESUMES_WITHOUT_PROGRESS = 3
 
 
 class Live:
@@ -82,7 +89,12 @@ class Live:
     async def handle(self, text: str) -> None:
         if not self.app[SESSION_RATE].allow(f"player:{self.session.player_id}"):
             REFUSED.labels("session_rate").inc()
-            await self.refuse(refusal("RESOURCE_EXHAUSTED", self.lang, code="session_rate"))
+            wait = self.app[SESSION_RATE].wait(f"player:{self.session.player_id}")
+            await self.refuse(
+                refusal(
+                    "RESOURCE_EXHAUSTED", self.lang, code="session_rate", retry_after_seconds=wait
+                )
+            )
             return
         try:
             message = json.loads(text)
@@ -139,16 +151,32 @@ class Live:
                 del self.follows[topic]
 
     async def match_events(self, match_id: str, after: str) -> Any:
+        """The match's events after ``after``. A Follow the engine ends ABORTED (this reader
+        fell too far behind the match) is opened again from the last event forwarded, so the
+        page sees no gap and no repeat; one that ends so again before forwarding anything is
+        passed on, so a stream that cannot keep up at all is not retried for ever."""
         token, _ = await self.app[SEATS].credential(self.session, match_id)
-        call = self.app[UPSTREAMS].engine.Follow(
-            engine_pb2.FollowRequest(match_id=match_id, after_event_id=after),
-            metadata=bearer(token),
-        )
-        try:
-            async for item in call:
-                yield {"type": "event", "id": item.id, "event": to_json(item.event)}
-        finally:
-            call.cancel()
+        resumed_without_progress = 0
+        while True:
+            call = self.app[UPSTREAMS].engine.Follow(
+                engine_pb2.FollowRequest(match_id=match_id, after_event_id=after),
+                metadata=bearer(token),
+            )
+            forwarded = False
+            try:
+                async for item in call:
+                    after, forwarded = item.id, True
+                    yield {"type": "event", "id": item.id, "event": to_json(item.event)}
+                return
+            except grpc.aio.AioRpcError as error:
+                if error.code() != grpc.StatusCode.ABORTED:
+                    raise
+                resumed_without_progress = 0 if forwarded else resumed_without_progress + 1
+                if resumed_without_progress > RESUMES_WITHOUT_PROGRESS:
+                    raise
+                RESUMED.inc()
+            finally:
+                call.cancel()
 
     async def room_changes(self, code: str) -> Any:
         call = self.app[UPSTREAMS].matchmaking.FollowRoom(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -79,18 +80,41 @@ KIND: Mapping[str, Mapping[str, str]] = {
 }
 
 
-class Refusal(Exception):
-    """A request the gateway or a service refused: an HTTP status and a JSON body for the page."""
+RETRY_AFTER_KEY = "retry-after-ms"
+"""The trailer in which a service's RESOURCE_EXHAUSTED says how many milliseconds to wait."""
 
-    def __init__(self, http_status: int, status: str, message: str, code: str = "") -> None:
+
+class Refusal(Exception):
+    """A request the gateway or a service refused: an HTTP status and a JSON body for the page,
+    and for a caller over a limit how long to wait before trying again."""
+
+    def __init__(
+        self,
+        http_status: int,
+        status: str,
+        message: str,
+        code: str = "",
+        retry_after_ms: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.http_status = http_status
         self.status = status
         self.message = message
         self.code = code
+        self.retry_after_ms = retry_after_ms
 
     def body(self) -> dict[str, Any]:
-        return {"error": {"status": self.status, "code": self.code, "message": self.message}}
+        error: dict[str, Any] = {"status": self.status, "code": self.code, "message": self.message}
+        if self.retry_after_ms is not None:
+            error["retry_after_ms"] = self.retry_after_ms
+        return {"error": error}
+
+    @property
+    def retry_after_header(self) -> dict[str, str]:
+        """HTTP's ``Retry-After`` (whole seconds, rounded up) when there is a wait to tell."""
+        if self.retry_after_ms is None:
+            return {}
+        return {"Retry-After": str(max(1, math.ceil(self.retry_after_ms / 1000)))}
 
 
 def language(text: str | None) -> str:
@@ -102,12 +126,26 @@ def language(text: str | None) -> str:
     return "en"
 
 
-def refusal(status: str, lang: str, detail: str = "", code: str = "") -> Refusal:
+def refusal(
+    status: str,
+    lang: str,
+    detail: str = "",
+    code: str = "",
+    retry_after_seconds: float | None = None,
+) -> Refusal:
     """A refusal of the gateway's own, in ``lang``; ``detail`` says what exactly was wrong."""
     kind = KIND[lang].get(status, KIND[lang]["INTERNAL"])
     message = f"{kind}: {detail}" if detail else kind
     http = {"INTERNAL": 500}.get(status) or HTTP_STATUS.get(grpc.StatusCode[status], 400)
-    return Refusal(http, status, message, code)
+    wait = None if retry_after_seconds is None else max(1, math.ceil(retry_after_seconds * 1000))
+    return Refusal(http, status, message, code, wait)
+
+
+def retry_after_ms(trailing: Mapping[str, Any]) -> int | None:
+    """The wait a service asked for in its ``retry-after-ms`` trailer (None: none, or not a
+    whole number of milliseconds)."""
+    text = str(trailing.get(RETRY_AFTER_KEY, ""))
+    return int(text) if text.isdigit() and len(text) <= 9 else None
 
 
 def from_rpc(error: grpc.aio.AioRpcError, lang: str) -> Refusal:
@@ -132,7 +170,8 @@ def from_rpc(error: grpc.aio.AioRpcError, lang: str) -> Refusal:
             message = f"{kind} ({details})"
     http = HTTP_STATUS.get(status, 502)
     name = status.name if status in HTTP_STATUS else "UNAVAILABLE"
-    return Refusal(http, name, message, code)
+    wait = retry_after_ms(trailing) if status == grpc.StatusCode.RESOURCE_EXHAUSTED else None
+    return Refusal(http, name, message, code, wait)
 
 
 def to_json(message: Message) -> dict[str, Any]:

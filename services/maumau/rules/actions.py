@@ -110,6 +110,10 @@ PASS: Final = Pass()
 ACCEPT: Final = Accept()
 CHALLENGE: Final = Challenge()
 
+CALL_LAST: Final = Call("last")
+CATCHES: Final = tuple(Catch(seat) for seat in range(8))
+"""The catch of every seat a table can have (8 at most), built once for the legal-action lists."""
+
 _WORDS: Final[dict[str, Action]] = {
     "draw": DRAW,
     "pass": PASS,

@@ -117,9 +117,10 @@ def colour_deck() -> list[Card]:
     return deck + [Card.parse(WILD)] * 4 + [Card.parse(WILD_DRAW_FOUR)] * 4
 
 
-DECKS: Final = {
-    "french52": lambda: french_deck(),
-    "skat32": lambda: french_deck(SKAT_RANKS),
-    "colour108": colour_deck,
+DECKS: Final[dict[str, tuple[Card, ...]]] = {
+    "french52": tuple(french_deck()),
+    "skat32": tuple(french_deck(SKAT_RANKS)),
+    "colour108": tuple(colour_deck()),
 }
-"""Deck factories by name; a ruleset also names how many copies are shuffled together."""
+"""Every deck by name, in its fixed order; a ruleset also names how many copies are shuffled
+together. Built once: every round deals from a copy."""

@@ -11,7 +11,9 @@ from dataclasses import dataclass, replace
 from .cards import Card
 
 # The events of every step (Drew, Played, TurnStarted) write their constructor out: in the compiled
-# core a written method is compiled, while the one a dataclass generates is interpreted.
+# core a written method is compiled, while the one a dataclass generates is interpreted; mypyc
+# turns ``object.__setattr__(self, ...)`` written out into a plain store (a name bound to it
+# instead, ``_set = object.__setattr__``, is a generic call, measured six times slower).
 
 
 @dataclass(frozen=True, slots=True)

@@ -197,7 +197,7 @@ def _moves(m: MatchState, seat: int) -> list[Action]:
         return actions
     if phase is DRAWN:
         if m.drawn is not None:
-            _add_plays(m, seat, (m.drawn,), actions)
+            _add_plays(m, seat, [m.drawn], actions)
         actions.append(PASS)
         return actions
     can_play = _add_plays(m, seat, m.hands[seat], actions)
@@ -210,10 +210,10 @@ def _moves(m: MatchState, seat: int) -> list[Action]:
     return actions
 
 
-def _add_plays(m: MatchState, seat: int, cards: Iterable[Card], actions: list[Action]) -> bool:
+def _add_plays(m: MatchState, seat: int, cards: list[Card], actions: list[Action]) -> bool:
     """Append the legal plays of ``cards`` to ``actions``; True if there was any. Nothing is
-    allocated per card: plays are interned, and a hand is checked for repeated cards only where
-    the deck holds some twice."""
+    allocated per card: plays are interned, and a card the hand holds twice (where the deck
+    holds some twice) is found by looking back over the few cards before it."""
     variant = m.variant
     rules = m.ruleset
     wish_ranks = rules.wish_ranks
@@ -221,14 +221,11 @@ def _add_plays(m: MatchState, seat: int, cards: Iterable[Card], actions: list[Ac
     top = m.discard[-1]
     plain_only = not m.pending and m.wished is None
     found = False
-    seen: set[Card] | None = None
-    if rules.deck == "colour108" or rules.decks_for(m.seats) > 1:
-        seen = set()
-    for card in cards:
-        if seen is not None:
-            if card in seen:
-                continue
-            seen.add(card)
+    repeats = rules.deck == "colour108" or rules.decks_for(m.seats) > 1
+    for index in range(len(cards)):
+        card = cards[index]
+        if repeats and _held_before(cards, index, card):
+            continue
         plain = plain_only and card.rank not in wish_ranks
         if plain and card.suit != top.suit and card.rank != top.rank:
             continue
@@ -250,6 +247,14 @@ def _add_plays(m: MatchState, seat: int, cards: Iterable[Card], actions: list[Ac
                 if slot:
                     actions.append(plays[0][0])
     return found
+
+
+def _held_before(cards: list[Card], index: int, card: Card) -> bool:
+    """Whether ``card`` is among the first ``index`` of ``cards`` (its plays are listed)."""
+    for before in range(index):  # noqa: SIM110 (a loop: no generator in the pure form)
+        if cards[before] is card:
+            return True
+    return False
 
 
 _PLAIN: Final = (False,)

@@ -110,7 +110,7 @@ class Ruleset:
 
     def deck_for(self, seats: int) -> list[Card]:
         """Every card a table of ``seats`` plays with, copies included, in a fixed order."""
-        return DECKS[self.deck]() * self.decks_for(seats)
+        return list(DECKS[self.deck]) * self.decks_for(seats)
 
     def check_seats(self, seats: int) -> None:
         """Raise :class:`BadRuleset` (code ``bad_option``) unless ``seats`` can play this ruleset:
@@ -123,7 +123,7 @@ class Ruleset:
             )
         if self.teams and seats != 4:
             raise BadRuleset("bad_option", name="teams", reason="teams need exactly 4 seats")
-        deck_size = len(DECKS[self.deck]()) * self.decks_for(seats)
+        deck_size = len(DECKS[self.deck]) * self.decks_for(seats)
         if seats * self.hand_size >= deck_size:
             raise BadRuleset(
                 "bad_option",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
-from .cards import Card
+from .cards import ALL_CARDS, Card
 from .kinds import Outcome, Reason, Scoring
 
 if TYPE_CHECKING:
@@ -22,13 +22,33 @@ _OSTFRIESLAND_POINTS: Final = {
 _COLOUR_POINTS: Final = {"skip": 20, "rev": 20, "+2": 20, "W": 50, "W+4": 50}
 
 
-def card_points(card: Card, scoring: Scoring | str) -> int:
-    """What ``card`` left in a hand counts under a scoring system (number cards their face)."""
+def _points(card: Card, scoring: Scoring | str) -> int:
     if scoring == Scoring.OSTFRIESLAND:
         return _OSTFRIESLAND_POINTS.get(card.rank, 0)
     if scoring == Scoring.COLLECT:
         return _COLOUR_POINTS.get(card.rank) or int(card.rank)
     return _CLASSIC_POINTS.get(card.rank) or int(card.rank)
+
+
+def _table(scoring: Scoring) -> tuple[int, ...]:
+    """What every card counts under ``scoring``, by code; -1 for a card it gives no value."""
+    points = []
+    for card in ALL_CARDS:
+        try:
+            points.append(_points(card, scoring))
+        except ValueError:  # a face card of the other family
+            points.append(-1)
+    return tuple(points)
+
+
+_TABLES: Final[dict[str, tuple[int, ...]]] = {scoring: _table(scoring) for scoring in Scoring}
+"""The points of every card under each scoring system, by code, looked up as rounds end."""
+
+
+def card_points(card: Card, scoring: Scoring | str) -> int:
+    """What ``card`` left in a hand counts under a scoring system (number cards their face)."""
+    points = _TABLES[scoring][card.code]
+    return points if points >= 0 else _points(card, scoring)  # the latter raises ValueError
 
 
 def team_of(m: MatchState, seat: int) -> tuple[int, ...]:

@@ -2,10 +2,10 @@
 declarations below; copying, the hot path of search, is written out (and tested to cover every
 field).
 
-A field's ``metadata`` names how it is written to bytes (its key and codec, see :mod:`.codec`).
-The rules modules work on this class; :class:`.match.Match` adds the public face. The modules
-are compiled to C where a compiler is at hand (see the package docstring), so the types declared
-here are checked at run time there.
+A field's ``metadata`` names whether it is written to bytes, and its key and codec in version 1
+of the format (see :mod:`.codec`). The rules modules work on this class; :class:`.match.Match`
+adds the public face. The modules are compiled to C where a compiler is at hand (see the
+package docstring), so the types declared here are checked at run time there.
 """
 
 from __future__ import annotations

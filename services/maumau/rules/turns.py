@@ -149,9 +149,25 @@ def reshuffle(m: MatchState, events: list[Event]) -> None:
     m.reshuffles += 1
     pile = m.discard[:-1]
     del m.discard[:-1]
-    random.Random(f"{m.seed}/{m.round}/reshuffle/{m.reshuffles}").shuffle(pile)
+    shuffle(random.Random(f"{m.seed}/{m.round}/reshuffle/{m.reshuffles}"), pile)
     m.draw_pile[:0] = pile
     events.append(Reshuffled(len(pile)))
+
+
+def shuffle(rng: random.Random, cards: list[Card]) -> None:
+    """Shuffle ``cards`` in place into the very order ``rng.shuffle(cards)`` gives (CPython's
+    Fisher-Yates, drawing each index by rejection from ``getrandbits``), so every seed deals what
+    it always dealt; written out because the library's is interpreted and deals are a hot path."""
+    getrandbits = rng.getrandbits
+    bits = len(cards).bit_length()
+    for last in range(len(cards) - 1, 0, -1):
+        size = last + 1
+        if size < 1 << (bits - 1):
+            bits -= 1
+        other = getrandbits(bits)
+        while other >= size:
+            other = getrandbits(bits)
+        cards[last], cards[other] = cards[other], cards[last]
 
 
 def seats_from(m: MatchState, seat: int) -> list[int]:
@@ -176,8 +192,9 @@ def next_turn(m: MatchState, events: list[Event], skip: bool = False) -> None:
     if skip:
         events.append(Skipped(m.turn))
         move_on(m)
-    if m.out_seat == m.turn:
-        end_round(m, m.turn, finish_of(m, m.turn), events)
+    out_seat = m.out_seat
+    if out_seat is not None and out_seat == m.turn:
+        end_round(m, out_seat, finish_of(m, out_seat), events)
         return
     events.append(TurnStarted(m.turn))
 
@@ -201,7 +218,7 @@ def start_round(m: MatchState, events: list[Event]) -> None:
         s for s in ((m.dealer + i) % m.seats for i in range(1, m.seats + 1)) if m.in_round[s]
     )
     deck = rules.deck_for(m.seats)
-    random.Random(f"{m.seed}/{m.round}").shuffle(deck)
+    shuffle(random.Random(f"{m.seed}/{m.round}"), deck)
     m.draw_pile = deck
     m.hands = [[] for _ in range(m.seats)]
     order = [*seats_from(m, m.dealer), m.dealer]

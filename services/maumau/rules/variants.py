@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar, Final
 
 from . import calls, scoring, turns
-from .actions import Action, Call, Catch
+from .actions import CALL_LAST, CATCHES, Action
 from .cards import Card
 from .errors import BadRuleset
 from .events import DirectionChanged, Event
@@ -102,7 +102,9 @@ class Variant:
     def call_actions(self, m: MatchState, seat: int, actions: list[Action]) -> None:
         """Append the catches and calls ``seat`` may make now, whoever's turn it is."""
         if m.missed:
-            actions += [Catch(target) for target in m.missed if target != seat]
+            for target in m.missed:
+                if target != seat:
+                    actions.append(CATCHES[target])
 
     def may_call(self, m: MatchState, seat: int, word: str) -> bool:
         """Whether ``seat`` may make the call ``word`` on its own, outside a play."""
@@ -302,13 +304,11 @@ class Colour(Variant):
         return calls.owes_last(m, seat)
 
     def call_actions(self, m: MatchState, seat: int, actions: list[Action]) -> None:
-        actions += [
-            Catch(target)
-            for target in range(m.seats)
-            if target != seat and calls.owes_last(m, target)
-        ]
+        for target in range(m.seats):
+            if target != seat and calls.owes_last(m, target):
+                actions.append(CATCHES[target])
         if calls.may_press_last(m, seat):
-            actions.append(Call("last"))
+            actions.append(CALL_LAST)
 
     def may_call(self, m: MatchState, seat: int, word: str) -> bool:
         return word == "last" and calls.may_press_last(m, seat)
