@@ -303,6 +303,8 @@ def test_refusals_of_turn_order_calls_and_suits_name_what_they_refuse() -> None:
     )
     match = position("8H KS JC", "AS 2C", "3C", top="10H", ruleset=CLASSIC)
     assert refusal(match, 1, "catch:2").params == {"seat": 2}
+    colour = position("R5", "G2 G3", "B1 B2", top="R3", ruleset=COLOUR)
+    assert refusal(colour, 1, "catch:3").params == {"seat": 3}
     assert refusal(match, 0, "8H!maumau").params == {"call": "maumau"}
     with pytest.raises(BadInput) as bad:
         act(match, 0, "JC:R")
