@@ -25,11 +25,11 @@ applying matches of the same player lose no update.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+import orjson
 import redis.asyncio as redis
 
 from maumau.common.ratings import RATING_KEPT_SECONDS, rating_key
@@ -104,13 +104,13 @@ class PresetState:
     ``met`` holds the ranked matches of the last day against other accounts, for the rule
     against farming (:mod:`maumau.rating.farming`).
 
-    ``read`` is the text it was read from ('' for none): the commit compares against it.
+    ``read`` is the text it was read from (b'' for none): the commit compares against it.
     """
 
     def __init__(self, text: bytes | str | None = None) -> None:
-        self.read = text.decode() if isinstance(text, bytes) else text or ""
+        self.read = text.encode() if isinstance(text, str) else text or b""
         self.data: dict[str, Any] = (
-            json.loads(self.read)
+            orjson.loads(self.read)
             if self.read
             else {"xp": 0, "played": 0, "won": 0, "left": 0, "seasons": {}}
         )
@@ -156,15 +156,15 @@ class PresetState:
         if accounts:
             self.data["met"] = recent([*self.meetings(), (finished_at, accounts)], finished_at)
 
-    def dumps(self) -> str:
-        return _dumps(self.data)
+    def dumps(self) -> bytes:
+        return orjson.dumps(self.data)
 
 
 def skill_json(skill: Skill | None) -> list[float] | None:
     return None if skill is None else [skill.mu, skill.sigma]
 
 
-def apply_result(result: Result, players: dict[str, PresetState]) -> str:
+def apply_result(result: Result, players: dict[str, PresetState]) -> bytes:
     """Apply one match to the in-memory states of its ``players`` in its preset (by rated id)
     and return the match's stored record, JSON: ``result`` (the MatchResult's fields), the
     ``season`` it counted for, and per seat its ``places``, ``xp``, and rating ``before`` and
@@ -197,7 +197,7 @@ def apply_result(result: Result, players: dict[str, PresetState]) -> str:
         "before": [skill_json(before.get(seat.rated_id)) for seat in result.seats],
         "after": [skill_json(after.get(seat.rated_id)) for seat in result.seats],
     }
-    return _dumps(rating)
+    return orjson.dumps(rating)
 
 
 @dataclass
@@ -357,7 +357,7 @@ class RatingStore:
             self._apply,
             keys,
             [
-                _dumps(payload),
+                orjson.dumps(payload),
                 HISTORY_KEPT,
                 *records,
                 *(state.read for state in changed.values()),
@@ -446,7 +446,7 @@ class RatingStore:
             list[bytes | None],
             await self.redis.mget([self.match_key(m.decode()) for m in match_ids]),
         )
-        return total, [json.loads(record.partition(b" ")[2]) for record in records if record]
+        return total, [orjson.loads(record.partition(b" ")[2]) for record in records if record]
 
     async def applied_order(self) -> list[str]:
         """Every applied match id in the order it was applied (for tests and audits)."""
@@ -459,6 +459,3 @@ class RatingStore:
 
 def is_bot(rated_id: str) -> bool:
     return rated_id.startswith(BOT_PREFIX)
-
-
-_dumps = json.JSONEncoder(separators=(",", ":")).encode
