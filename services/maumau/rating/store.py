@@ -33,12 +33,12 @@ applying matches of the same player lose no update.
 from __future__ import annotations
 
 import heapq
-import json
 import logging
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+import orjson
 import redis.asyncio as redis
 
 from maumau.common.ratings import RATING_KEPT_SECONDS, rating_key
@@ -115,13 +115,13 @@ class PresetState:
     ``met`` holds the ranked matches of the last day against other accounts, for the rule
     against farming (:mod:`maumau.rating.farming`).
 
-    ``read`` is the text it was read from ('' for none): the commit compares against it.
+    ``read`` is the text it was read from (b'' for none): the commit compares against it.
     """
 
     def __init__(self, text: bytes | str | None = None) -> None:
-        self.read = text.decode() if isinstance(text, bytes) else text or ""
+        self.read = text.encode() if isinstance(text, str) else text or b""
         self.data: dict[str, Any] = (
-            json.loads(self.read)
+            orjson.loads(self.read)
             if self.read
             else {"xp": 0, "played": 0, "won": 0, "left": 0, "seasons": {}}
         )
@@ -167,15 +167,15 @@ class PresetState:
         if accounts:
             self.data["met"] = recent([*self.meetings(), (finished_at, accounts)], finished_at)
 
-    def dumps(self) -> str:
-        return _dumps(self.data)
+    def dumps(self) -> bytes:
+        return orjson.dumps(self.data)
 
 
 def skill_json(skill: Skill | None) -> list[float] | None:
     return None if skill is None else [skill.mu, skill.sigma]
 
 
-def apply_result(result: Result, players: dict[str, PresetState]) -> str:
+def apply_result(result: Result, players: dict[str, PresetState]) -> bytes:
     """Apply one match to the in-memory states of its ``players`` in its preset (by rated id)
     and return the match's stored record, JSON: ``result`` (the MatchResult's fields), the
     ``season`` it counted for, and per seat its ``places``, ``xp``, and rating ``before`` and
@@ -208,7 +208,7 @@ def apply_result(result: Result, players: dict[str, PresetState]) -> str:
         "before": [skill_json(before.get(seat.rated_id)) for seat in result.seats],
         "after": [skill_json(after.get(seat.rated_id)) for seat in result.seats],
     }
-    return _dumps(rating)
+    return orjson.dumps(rating)
 
 
 @dataclass
@@ -386,7 +386,7 @@ class RatingStore:
             self._apply,
             keys,
             [
-                _dumps(payload),
+                orjson.dumps(payload),
                 HISTORY_KEPT,
                 *records,
                 *(state.read for state in changed.values()),
@@ -492,7 +492,7 @@ class RatingStore:
             for _, preset, match_id in chosen:
                 pipe.get(self.match_key(match_id, preset))
             records = cast(list[bytes | None], await pipe.execute())
-        return total, [json.loads(record.partition(b" ")[2]) for record in records if record]
+        return total, [orjson.loads(record.partition(b" ")[2]) for record in records if record]
 
     async def _history_size(self, rated_id: str) -> int:
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -589,7 +589,7 @@ class RatingStore:
 
 def _preset(record: bytes) -> str:
     """The preset of a stored match record (``"<seq> <record>"``)."""
-    preset: str = json.loads(record.partition(b" ")[2])["result"]["preset"]
+    preset: str = orjson.loads(record.partition(b" ")[2])["result"]["preset"]
     return preset
 
 
@@ -600,6 +600,3 @@ def _glob(prefix: str) -> str:
 
 def is_bot(rated_id: str) -> bool:
     return rated_id.startswith(BOT_PREFIX)
-
-
-_dumps = json.JSONEncoder(separators=(",", ":")).encode
