@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import grpc
@@ -70,6 +71,9 @@ class InstantTables(Tables):
     async def create(self, plan: MatchPlan, server_seed: str) -> str:
         self.created += 1
         return secrets.token_urlsafe(16)
+
+    async def create_many(self, tables: Sequence[tuple[MatchPlan, str, str]]) -> list[str]:
+        return [await self.create(plan, seed) for plan, seed, _ in tables]
 
 
 async def queue_tickets(client: redis.asyncio.Redis, rng: random.Random) -> dict[str, float]:

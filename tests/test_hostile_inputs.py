@@ -134,6 +134,7 @@ async def _credentials(channel: grpc.aio.Channel) -> tuple[list[str], list[str]]
         registered.player_token,
         created.seat_tokens[0],
         tokens.issue_service_token(SECRET, "hostile"),
+        tokens.issue_service_token(SECRET, "matchmaking"),  # past CreateMatches' door too
         tokens.issue_bots_token(SECRET, "hostile"),
         tokens.issue_player_token(SECRET, player_id, generation=7),  # revoked
         tokens.issue_player_token(SECRET, player_id, ttl_seconds=60, now=long_ago),  # expired

@@ -268,12 +268,9 @@ def bot_level_from_pb(level: int) -> str:
     >>> bot_level_from_pb(pb.BOT_LEVEL_HEURISTIC)
     'heuristic'
     """
-    if level == pb.BOT_LEVEL_UNSPECIFIED:
-        return ""
     try:
-        name: str = pb.BotLevel.Name(level)
-        return name.removeprefix("BOT_LEVEL_").lower()
-    except ValueError:
+        return _BOT_LEVEL_NAMES[level]
+    except KeyError:
         raise ValueError(f"no bot level {level}: choose one of {', '.join(BOT_LEVELS)}") from None
 
 
@@ -283,3 +280,9 @@ BOT_LEVELS = tuple(
     if name != "BOT_LEVEL_UNSPECIFIED"
 )
 """Every bot level's name, in the proto's order: ("random", "heuristic", "strong")."""
+
+_BOT_LEVEL_NAMES: dict[int, str] = {
+    pb.BOT_LEVEL_UNSPECIFIED: "",
+    **{bot_level_to_pb(name): name for name in BOT_LEVELS},
+}
+"""Level names by enum value, looked up once: every seat of every result is decoded with it."""

@@ -118,16 +118,21 @@ def test_every_reason_holds_in_the_view_it_was_given(preset, seats, seed, steps)
             assert reasons_from_pb(reasons_to_pb(ranked.reasons)) == ranked.reasons
 
 
-def test_the_longest_suit_is_named_correctly():
-    """The reported case: with AS QD 6D 3C JC on 9S, AS is not from the longest suit
-    (diamonds is), and only the wish for diamonds claims the suit held most."""
-    match = Match.from_setup(
+def reported_position() -> Match:
+    """The reported case: seat 0 holds AS QD 6D 3C JC on a 9S."""
+    return Match.from_setup(
         Ruleset.create("classic"),
         [parse_cards("AS QD 6D 3C JC"), parse_cards("2H 3H 4H")],
         draw_pile=parse_cards("KH QH 10H 9H 8C"),
         discard=parse_cards("9S"),
         turn=0,
     )
+
+
+def test_the_longest_suit_is_named_correctly():
+    """The reported case: with AS QD 6D 3C JC on 9S, AS is not from the longest suit
+    (diamonds is), and only the wish for diamonds claims the suit held most."""
+    match = reported_position()
     ranked = {r.action.text: r for r in rank(match.view(0))}
     assert ranked["AS"].reasons[-1] == Reason.of(
         "shorter_suit", suit="S", count=1, best="D", best_count=2
@@ -146,13 +151,7 @@ def test_the_longest_suit_is_named_correctly():
 
 
 async def test_hint_sends_reason_codes_and_text_in_the_asked_language(bots):
-    match = Match.from_setup(
-        Ruleset.create("classic"),
-        [parse_cards("AS QD 6D 3C JC"), parse_cards("2H 3H 4H")],
-        draw_pile=parse_cards("KH QH 10H 9H 8C"),
-        discard=parse_cards("9S"),
-        turn=0,
-    )
+    match = reported_position()
     view = view_to_pb(match.view(0), "m", 1)
     german = await bots.Hint(bots_pb2.HintRequest(view=view, lang="de"))
     english = await bots.Hint(bots_pb2.HintRequest(view=view))

@@ -27,11 +27,15 @@ from maumau.engine.store import MatchStore
 from maumau.rating.store import RatingStore
 from maumau.v1 import game_pb2
 from tests.cluster.platform import Platform, start_platform
-from tests.cluster.players import SimulatedPlayer
+from tests.cluster.players import RULES, SimulatedPlayer
 from tests.support.engine import acted, assert_acknowledged_in_stream
 
 FULL = os.environ.get("MAUMAU_TEST_REQUIRE_ALL") == "1"
-PLAYERS, MATCHES_EACH = (10, 4) if FULL else (6, 2)
+SEATS_PLAYED = int(os.environ.get("MAUMAU_TEST_FAILOVER_MATCHES", "40" if FULL else "12"))
+"""Matches played by the simulated players in all (a player's seat each; the issue's scale is
+200): up to 20 players, each playing its share."""
+PLAYERS = min(20, max(2, SEATS_PLAYED // 2))
+MATCHES_EACH = max(1, SEATS_PLAYED // PLAYERS)
 
 
 async def test_a_cluster_losing_a_master_and_a_replica_of_each_service_keeps_every_promise(
@@ -73,10 +77,17 @@ async def play_through_failures(
         def finished() -> int:
             return sum(len(p.matches) for p in players) - len(players)
 
+        started = time.monotonic()
         playing = asyncio.gather(*(p.play_matches(MATCHES_EACH) for p in players))
-        await chaos(platform, fail_store, finished, total, playing)
+        kills = await chaos(platform, fail_store, finished, total, playing)
         await playing
-        await check_promises(client, players)
+        checked = await check_promises(client, players)
+        # The figures of the run (shown with pytest -s): matches, moves checked, failures.
+        print(
+            f"\nfailover run: {checked['matches']} matches ({total} seats played) finished, "
+            f"{checked['moves']} acknowledged actions checked, {checked['rated']} rated once, "
+            f"{kills} kills, {time.monotonic() - started:.0f} s"
+        )
     finally:
         for player in players:
             await player.close()
@@ -90,9 +101,9 @@ async def chaos(
     finished: Callable[[], int],
     total: int,
     playing: asyncio.Future[object],
-) -> None:
+) -> int:
     """At a fifth of the matches the store fails, then one replica of each service dies in
-    turn and comes back."""
+    turn and comes back; how many kills (the store's failure counted as one)."""
 
     async def when(share: float) -> None:
         while finished() < share * total and not playing.done():
@@ -106,9 +117,13 @@ async def chaos(
         replica.kill()
         await asyncio.sleep(0.5)
         await replica.start()
+    return 4
 
 
-async def check_promises(client: redis.asyncio.Redis, players: list[SimulatedPlayer]) -> None:
+async def check_promises(
+    client: redis.asyncio.Redis, players: list[SimulatedPlayer]
+) -> dict[str, int]:
+    """Assert every promise; the counts checked (matches, acknowledged actions, rated)."""
     store, ratings = MatchStore(client), RatingStore(client)
     humans: dict[str, dict[int, str]] = {}
     for player in players:
@@ -145,7 +160,7 @@ async def check_promises(client: redis.asyncio.Redis, players: list[SimulatedPla
     # counts each of their matches once.
     deadline = time.monotonic() + 60
     while True:
-        applied = await client.exists(*(ratings.match_key(m) for m in humans))
+        applied = await client.exists(*(ratings.match_key(m, RULES.preset) for m in humans))
         if applied == len(humans) or time.monotonic() > deadline:
             break
         await asyncio.sleep(0.2)
@@ -155,6 +170,7 @@ async def check_promises(client: redis.asyncio.Redis, players: list[SimulatedPla
         assert profile is not None and profile.count("played") == MATCHES_EACH, player.player_id
     order = await ratings.applied_order()
     assert not [m for m, n in Counter(order).items() if n > 1]
+    return {"matches": len(humans), "moves": len(answers), "rated": applied}
 
 
 def own_action(event: game_pb2.Event, seat: int) -> bool:

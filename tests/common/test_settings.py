@@ -126,6 +126,11 @@ def test_an_empty_number_means_its_default(monkeypatch: pytest.MonkeyPatch) -> N
     assert (settings.retention_seconds, settings.port) == (7 * 86400, 50051)
 
 
+WITH_GATEWAY: dict[str, type[ServiceSettings] | type[GatewaySettings]] = {
+    **SERVICES,
+    "gateway": GatewaySettings,
+}
+
 UNUSABLE = [
     # (service, variable, value, what the message says is accepted)
     ("engine", "MAUMAU_ENGINE_RETENTION_SECONDS", "-5", "a whole number at least 60"),
@@ -149,6 +154,10 @@ UNUSABLE = [
     ("rating", "MAUMAU_RATING_BATCH", "many", "a whole number at least 1 and at most 200"),
     ("rating", "MAUMAU_RATING_BATCH", "5000", "at most 200"),
     ("rating", "MAUMAU_RATING_CLAIM_IDLE_SECONDS", "-1", "a number greater than 0"),
+    ("tournaments", "MAUMAU_TOURNAMENTS_LEASE_SECONDS", "0", "a number greater than 0"),
+    ("tournaments", "MAUMAU_TOURNAMENTS_MAX_ENTRANTS", "1", "a whole number at least 2"),
+    ("gateway", "MAUMAU_GATEWAY_RATE_BURST", "0", "a number greater than 0"),
+    ("gateway", "MAUMAU_GATEWAY_SOCKETS_PER_SESSION", "5000", "at most 1000"),
 ]
 
 
@@ -158,7 +167,7 @@ def test_an_unusable_value_is_refused_naming_the_variable_and_the_range(
 ) -> None:
     monkeypatch.setenv(variable, value)
     with pytest.raises(ConfigError) as refused:
-        load_settings(SERVICES[service])
+        load_settings(WITH_GATEWAY[service])
     message = str(refused.value)
     assert message.startswith(f"{variable}={value!r} is not usable: use ")
     assert accepted in message
@@ -178,6 +187,8 @@ def test_every_unusable_value_is_named_at_once(monkeypatch: pytest.MonkeyPatch) 
         ("bots", "MAUMAU_BOTS_PORT", "http", "a whole number"),
         ("matchmaking", "MAUMAU_MATCHMAKING_LEASE_SECONDS", "-3", "greater than 0"),
         ("rating", "MAUMAU_RATING_BATCH", "5000", "at most 200"),
+        ("tournaments", "MAUMAU_TOURNAMENTS_MAX_ENTRANTS", "0", "at least 2"),
+        ("gateway", "MAUMAU_GATEWAY_SOCKETS_PER_SESSION", "0", "at least 1"),
     ],
 )
 def test_the_service_process_stops_at_start_naming_the_variable(

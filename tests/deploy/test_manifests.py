@@ -310,3 +310,23 @@ def test_every_service_accepts_the_settings_the_configmap_gives_it(
             calls = field.endswith("_address") and not field.endswith("_per_address")  # not rates
             if calls and isinstance(target, str):
                 assert target.startswith("dns:///"), f"{service.name} {field}={target}"
+
+
+def test_dev_runs_one_of_each_on_a_kept_redis_and_prod_three_spread_on_the_operators_redis(
+    rendered: dict[str, list[Object]],
+) -> None:
+    """The overlays: dev one replica each and a single Redis StatefulSet with a persistent volume
+    and the append-only file on; prod at least three replicas of each, HPA bounds from there,
+    replicas kept apart by anti-affinity, and no Redis of its own (the operator gives its URL)."""
+    dev, prod = rendered["dev"], rendered["prod"]
+    assert {o["spec"]["replicas"] for o in of_kind(dev, "Deployment")} == {1}
+    (redis,) = of_kind(dev, "StatefulSet")
+    assert redis["spec"]["replicas"] == 1 and redis["spec"]["volumeClaimTemplates"]
+    args = redis["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert args[args.index("--appendonly") + 1] == "yes"
+    assert of_kind(prod, "StatefulSet") == []
+    for o in of_kind(prod, "Deployment"):
+        assert o["spec"]["replicas"] >= 3, name(o)
+        assert "podAntiAffinity" in o["spec"]["template"]["spec"]["affinity"], name(o)
+    for o in of_kind(prod, "HorizontalPodAutoscaler"):
+        assert 3 <= o["spec"]["minReplicas"] < o["spec"]["maxReplicas"], name(o)

@@ -14,9 +14,11 @@ import re
 import grpc
 
 from maumau import wire
+from maumau.common.redis_client import DEFAULT_SHARDS
+from maumau.common.results import results_stream_of
 from maumau.engine.app import EngineApp
 from maumau.engine.matches import due_seat
-from maumau.engine.store import ACTIVE, RESULTS, MatchStore
+from maumau.engine.store import ACTIVE, MatchStore
 from maumau.rules import Match
 from maumau.rules.errors import MESSAGES
 from maumau.v1 import engine_pb2, game_pb2
@@ -87,7 +89,7 @@ async def test_two_replicas_play_a_whole_match_and_the_stream_holds_every_event_
         answers = await play_until(match_id, clients, random.Random(11), stop=lambda _: False)
         followed = await follower
         assert not await client.sismember(ACTIVE, match_id), "a finished match is still active"
-        results = await client.xrange(RESULTS)
+        results = await client.xrange(results_stream_of(match_id, DEFAULT_SHARDS))
         assert match_id.encode() in {fields[b"match_id"] for _, fields in results}
         stored = await stored_events(client, match_id)
         events = [game_pb2.Event.FromString(data) for _, data in stored]

@@ -11,8 +11,9 @@ from pathlib import Path
 import grpc
 import pytest
 
+from maumau.common.redis_client import DEFAULT_SHARDS
 from maumau.common.redis_server import EmbeddedRedis
-from maumau.common.results import RESULTS_STREAM
+from maumau.common.results import results_stream_of
 from maumau.engine.matches import EngineSettings
 from maumau.engine.store import match_key
 from maumau.v1 import engine_pb2, game_pb2
@@ -100,7 +101,8 @@ async def test_a_match_nobody_acts_in_ends_as_abandoned_and_its_result_is_publis
         assert info.server_seed  # revealed, as at every end
 
         async def published() -> game_pb2.MatchResult | None:
-            for _, fields in await redis_client.xrange(RESULTS_STREAM):
+            stream = results_stream_of(match.match_id, DEFAULT_SHARDS)
+            for _, fields in await redis_client.xrange(stream):
                 result = game_pb2.MatchResult.FromString(fields[b"result"])
                 if result.match_id == match.match_id:
                     return result

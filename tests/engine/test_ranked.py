@@ -8,7 +8,8 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from maumau.common.results import RESULTS_STREAM
+from maumau.common.redis_client import DEFAULT_SHARDS
+from maumau.common.results import results_streams
 from maumau.common.tokens import issue_service_token
 from maumau.engine.matches import match_result
 from maumau.engine.store import MatchRecord
@@ -21,7 +22,7 @@ RANDOM_BOT = game_pb2.BotLevel.BOT_LEVEL_RANDOM
 
 
 async def ranked_results(client) -> list[game_pb2.MatchResult]:
-    entries = await client.xrange(RESULTS_STREAM)
+    entries = [e for stream in results_streams(DEFAULT_SHARDS) for e in await client.xrange(stream)]
     results = []
     for _, fields in entries:
         result = game_pb2.MatchResult.FromString(fields[b"result"])

@@ -10,11 +10,14 @@ import pytest
 import redis.asyncio
 
 from maumau.common.redis_server import EmbeddedRedis
-from maumau.common.results import RESULTS_STREAM, result_entry
+from maumau.common.results import result_entry, results_stream
 from maumau.engine.matches import EngineSettings
 from maumau.v1 import game_pb2
 from tests.support.engine import start_engine, stop_engine
 from tests.support.polling import eventually
+
+RESULTS_STREAM = results_stream(3)
+"""One shard (the old unsharded stream is deleted once drained; tests/rating/test_sharding.py)."""
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import grpc
 import redis.asyncio
 
 from maumau.common.config import ServiceConfig
+from maumau.common.redis_client import connect
 from maumau.common.tokens import issue_player_token
 from maumau.matchmaking.app import MatchmakingApp
 from maumau.matchmaking.settings import Settings
@@ -40,7 +41,7 @@ def fast(engine_address: str, **changes: object) -> Settings:
 async def start_matchmaker(
     redis_url: str, engine_address: str, hooks: Hooks | None = None, **changes: object
 ) -> MatchmakingApp:
-    client = redis.asyncio.Redis.from_url(redis_url)
+    client = await connect(redis_url)  # a cluster client on a Redis Cluster
     config = ServiceConfig(host="127.0.0.1", port=0, metrics_port=0, health_interval_seconds=0.2)
     app = MatchmakingApp(client, config, SECRET, fast(engine_address, **changes), hooks=hooks)
     await app.start()

@@ -296,7 +296,7 @@ def test_being_beaten_to_last_costs_two_cards() -> None:
     assert "catch:0" in legal(match, 2)
     events = act(match, 2, "catch:0")
     caught = named(events, "Caught")[0]
-    assert (caught.by, caught.seat) == (2, 0)
+    assert (caught.by, caught.seat, caught.word) == (2, 0, "last")
     drew = named(events, "Drew")[0]
     assert (drew.seat, drew.count, drew.reason) == (0, 2, "caught")
     assert hand(match, 0) == "R6 Y1 Y2"

@@ -283,3 +283,38 @@ def test_hands_must_leave_a_card_to_turn_up() -> None:
     assert (err.value.code, err.value.params["name"]) == ("bad_option", "hand_size")
     assert err.value.params["reason"] == "4 hands of 8 do not fit a deck of 32"
     assert Match.new(Ruleset.create("classic", skat), 3, "fits").view(None).draw_pile_size == 7
+
+
+def test_refusals_of_turn_order_calls_and_suits_name_what_they_refuse() -> None:
+    """Each refusal carries the parameters its message names: the seat whose turn it is to name
+    the starting suit and the card, the seat that cannot be caught, the call that is not due, the
+    suit that is no suit of this deck and the ones that are."""
+    jack = next(
+        m for seed in range(500) if (m := Match.new(CLASSIC, seats=3, seed=seed)).top.rank == "J"
+    )
+    error = refusal(jack, jack.turn, "draw")
+    assert error.params == {"seat": jack.dealer, "card": jack.top.text}
+    assert refusal(jack, jack.turn, "suit:S").params == error.params
+    with pytest.raises(BadInput) as bad:
+        act(jack, jack.dealer, "suit:R")
+    assert (bad.value.code, bad.value.params) == (
+        "bad_suit",
+        {"text": "R", "allowed": ("S", "H", "D", "C")},
+    )
+    match = position("8H KS JC", "AS 2C", "3C", top="10H", ruleset=CLASSIC)
+    assert refusal(match, 1, "catch:2").params == {"seat": 2}
+    colour = position("R5", "G2 G3", "B1 B2", top="R3", ruleset=COLOUR)
+    assert refusal(colour, 1, "catch:3").params == {"seat": 3}
+    assert refusal(match, 0, "8H!maumau").params == {"call": "maumau"}
+    with pytest.raises(BadInput) as bad:
+        act(match, 0, "JC:R")
+    assert bad.value.params == {"text": "R", "allowed": ("S", "H", "D", "C")}
+
+
+def test_a_sampled_world_catches_the_call_the_real_match_would() -> None:
+    """A seat out of cards without its 'Mau-Mau' owes that call in a determinized world too."""
+    match = position("5H", "5S 6S", "7D 8D", top="9H", draw="KC QC", ruleset=CLASSIC)
+    act(match, 0, "5H")
+    assert match.view(1).owing_call == (0,)
+    world = determinize(match.view(1), random.Random(3))
+    assert world.apply(1, Catch(0))[0] == act(match, 1, "catch:0")[0]

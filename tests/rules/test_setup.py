@@ -138,8 +138,9 @@ def test_only_a_pending_draw_four_can_be_a_bluff():
 
 
 def test_a_pending_draw_four_lies_on_the_pile():
-    with pytest.raises(BadSetup):
+    with pytest.raises(BadSetup) as err:
         setup("colour", ["R1", "G1"], "R5", wished="G", pending="draw4", pending_count=4)
+    assert err.value.params == {"reason": "a pending W+4 lies on top of the discard pile"}
 
 
 # ------------------------------------------------------------------ drawn cards and calls
@@ -172,8 +173,9 @@ def test_owed_call_can_be_caught_and_an_uncaught_finisher_wins():
 
 
 def test_owing_is_refused_where_no_play_owes_a_call():
-    with pytest.raises(BadSetup):
+    with pytest.raises(BadSetup) as err:
         setup("online", ["7S", "8S"], "9S", owing={0: "mau"})
+    assert "in online: nobody can owe one" in str(err.value)
 
 
 def test_declared_last_protects_a_seat_from_a_catch():
@@ -212,20 +214,22 @@ def test_per_seat_counts_need_one_number_per_seat():
 
 
 @pytest.mark.parametrize(
-    ("preset", "options", "seats", "name"),
+    ("preset", "options", "seats", "name", "reason"),
     [
-        ("classic", None, 9, "seats"),
-        ("classic", None, 1, "seats"),
-        ("online", None, 5, "seats"),
-        ("colour", {"teams": True}, 3, "teams"),
-        ("classic", {"deck": "skat32", "hand_size": 10}, 4, "hand_size"),
+        ("classic", None, 9, "seats", "classic is for 2 to 8 seats"),
+        ("classic", None, 1, "seats", "classic is for 2 to 8 seats"),
+        ("online", None, 5, "seats", "online is for 2 to 4 seats"),
+        ("colour", {"teams": True}, 3, "teams", "teams need exactly 4 seats"),
+        ("classic", {"deck": "skat32", "hand_size": 10}, 4, "hand_size",
+         "4 hands of 10 do not fit a deck of 32"),
     ],
-)
-def test_check_seats_refuses_an_unusable_table(preset, options, seats, name):
+)  # fmt: skip
+def test_check_seats_refuses_an_unusable_table(preset, options, seats, name, reason):
     ruleset = Ruleset.create(preset, options)
     with pytest.raises(BadRuleset) as err:
         ruleset.check_seats(seats)
-    assert (err.value.code, err.value.params["name"]) == ("bad_option", name)
+    assert err.value.code == "bad_option"
+    assert err.value.params == {"name": name, "reason": reason}
     with pytest.raises(BadRuleset):
         Match.new(ruleset, seats, 1)
 

@@ -47,6 +47,7 @@ from maumau.rules.events import (
     TurnStarted,
 )
 from maumau.rules.narrate import describe
+from maumau.rules.reasons import Reason, render, render_all
 
 
 def test_every_card_reads_back_from_its_text_as_the_same_value() -> None:
@@ -324,3 +325,21 @@ def test_a_setup_names_what_makes_it_unplayable() -> None:
     assert refused(discard=top, pending="jump") == "pending is one of '', draw, skip, draw4"
     assert refused(discard=parse_cards("R5")) == "R5 not in the french52 deck"
     assert refused(discard=top, draw_pile=parse_cards("W 2C")) == "W not in the french52 deck"
+
+
+def test_hint_reasons_read_in_english_and_german_and_unknown_ones_as_themselves() -> None:
+    """A hint's reasons render per language, with the call's own word and "card(s)" counted; a
+    code this version does not know shows as itself with its parameters, so a newer server
+    never breaks an older client."""
+    assert render(Reason.of("with_call", call="last"), "de") == (
+        "mit der fälligen Ansage 'Letzte Karte'"
+    )
+    assert render(Reason.of("accept_penalty", count=1)) == "nothing answers it: take 1 card"
+    assert render(Reason.of("accept_penalty", count=2), "de") == "nichts pariert sie: nimm 2 Karten"
+    assert render(("a_newer_code", {"seat": "2", "card": "JC"}), "de") == (
+        "a_newer_code card=JC seat=2"
+    )
+    assert render_all(
+        [Reason.of("last_card"), Reason.of("name_suit", suit="H", count=3)], "de"
+    ) == ("deine letzte Karte: geh raus; wünsche Herz: du hältst 3 Karten davon")
+    assert render(Reason.of("last_card"), "fr") == render(Reason.of("last_card"), "en")

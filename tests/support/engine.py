@@ -17,6 +17,7 @@ import redis.asyncio
 
 from maumau.common.config import ServiceConfig
 from maumau.common.quotas import Rates
+from maumau.common.redis_client import connect
 from maumau.common.tokens import issue_service_token
 from maumau.engine.app import EngineApp
 from maumau.engine.matches import EngineSettings
@@ -53,7 +54,7 @@ async def start_engine(
 ) -> tuple[EngineApp, redis.asyncio.Redis]:
     """A replica on ``port`` (0: a free one) whose bots move at once unless ``settings`` say
     otherwise, and its Redis client (close it after stopping the replica)."""
-    client = redis.asyncio.Redis.from_url(url)
+    client = await connect(url)  # a cluster client on a Redis Cluster
     app = EngineApp(
         client,
         engine_config(port),

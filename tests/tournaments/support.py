@@ -12,6 +12,7 @@ import grpc
 import redis.asyncio
 
 from maumau.common.config import ServiceConfig
+from maumau.common.redis_client import connect
 from maumau.common.tokens import issue_player_token
 from maumau.tournaments.app import TournamentsApp
 from maumau.tournaments.settings import Settings
@@ -52,7 +53,7 @@ async def start_tournaments(
     hooks: Hooks | None = None,
     **changes: object,
 ) -> TournamentsApp:
-    client = redis.asyncio.Redis.from_url(redis_url)
+    client = await connect(redis_url)  # a cluster client on a Redis Cluster
     config = ServiceConfig(host="127.0.0.1", port=0, metrics_port=0, health_interval_seconds=0.2)
     app = TournamentsApp(
         client,

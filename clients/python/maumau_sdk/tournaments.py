@@ -54,7 +54,8 @@ class Tournaments:
 
     async def __aenter__(self) -> Tournaments:
         try:
-            await asyncio.wait_for(self._channel.channel_ready(), self.timeout)
+            async with asyncio.timeout(self.timeout):  # not wait_for: it can lose a cancel
+                await self._channel.channel_ready()
         except TimeoutError:
             await self.close()
             raise MauMauError(

@@ -54,3 +54,13 @@ class PlayerDirectory:
         """The player's display name, or '' for an id the directory does not know."""
         name = cast(bytes | None, await self.redis.hget(f"player:{{{player_id}}}", "name"))
         return name.decode() if name else ""
+
+    async def names(self, player_ids: list[str]) -> list[str]:
+        """:meth:`name` of each of ``player_ids``, in one round trip."""
+        if not player_ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in player_ids:
+                pipe.hget(f"player:{{{player_id}}}", "name")
+            found = cast(list[bytes | None], await pipe.execute())
+        return [name.decode() if name else "" for name in found]

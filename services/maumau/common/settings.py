@@ -214,8 +214,9 @@ class RedisSettings(ServiceSettings):
         ge=1,
         le=1024,
         validation_alias="MAUMAU_REDIS_SHARDS",
-        description="shards of each global structure (deadlines, ...), each its own Cluster "
-        "slot; the same for every service (see Key layout; change it only on an empty store)",
+        description="shards of each global structure (deadlines, results stream), each its own "
+        "Cluster slot; the same for every service (see Key layout; change it only on an empty "
+        "store)",
     )
 
     def redis(self) -> RedisConfig:

@@ -139,9 +139,13 @@ class StreamConsumer(ABC):
         *,
         start_at: str = "0",
         max_backoff_seconds: float = 5.0,
+        drain: bool = False,
     ) -> None:
         """``start_at`` is where a group created by this consumer begins: "0" for every entry
-        the stream holds, "$" for only those added from now on."""
+        the stream holds, "$" for only those added from now on. ``drain``: a stream only
+        replicas of earlier versions write (the unsharded results stream): it is never created,
+        but read whenever it exists (looked for every ten ``block_seconds``), and a group made
+        on it starts at "0" (what it holds is unread by every group that was never made)."""
         settings = settings or ConsumerSettings()
         self.redis = client
         self.stream = stream
@@ -151,21 +155,30 @@ class StreamConsumer(ABC):
         self.claim_idle_seconds = settings.claim_idle_seconds
         self.block_seconds = settings.block_seconds
         self.gone_after_seconds = settings.gone_after_seconds
-        self.start_at = start_at
+        self.start_at = "0" if drain else start_at
         self.max_backoff_seconds = max_backoff_seconds
+        self.drain = drain
         self._stopping = asyncio.Event()
 
     @abstractmethod
     async def handle(self, entries: Sequence[StreamEntry]) -> None:
         """Handle a batch (in stream order); raising leaves the whole batch pending."""
 
-    async def ensure_group(self) -> None:
-        """Create the group (and the stream) if missing, starting at ``start_at``."""
+    async def ensure_group(self) -> bool:
+        """Create the group (and the stream) if missing, starting at ``start_at``; False for a
+        stream to drain that is gone."""
+        if self.drain and not await self.redis.exists(self.stream):
+            return False
         try:
-            await self.redis.xgroup_create(self.stream, self.group, id=self.start_at, mkstream=True)
+            await self.redis.xgroup_create(
+                self.stream, self.group, id=self.start_at, mkstream=not self.drain
+            )
         except redis.ResponseError as error:
+            if self.drain and _gone(error):
+                return False
             if "BUSYGROUP" not in str(error):
                 raise
+        return True
 
     async def run(self, stopping: asyncio.Event | None = None) -> None:
         """Consume until stop() or ``stopping`` is set, one step at a time so a stop waits for
@@ -177,7 +190,9 @@ class StreamConsumer(ABC):
         while not self._stopping.is_set():
             try:
                 if not ready:  # again after a failure: the stream may have been deleted
-                    await self.ensure_group()
+                    if not await self.ensure_group():  # a drained stream gone: look again later
+                        await pause(self._stopping, self.block_seconds * 10)
+                        continue
                     ready = True
                 if own_pending:
                     own_pending = await self.consume_own_pending() > 0
@@ -194,6 +209,13 @@ class StreamConsumer(ABC):
                 continue
             except (redis.ConnectionError, redis.TimeoutError) as error:
                 log.warning("%s: consuming paused, Redis unreachable (%s)", self.stream, error)
+            except redis.ResponseError as error:
+                if not (self.drain and _gone(error)):
+                    HANDLER_FAILURES.labels(self.stream, self.group).inc()
+                    log.exception("%s: handling a batch failed; it stays pending", self.stream)
+                else:  # a drained stream deleted meanwhile: ensure_group waits for it
+                    ready, own_pending = False, True
+                    continue
             except Exception:
                 HANDLER_FAILURES.labels(self.stream, self.group).inc()
                 log.exception("%s: handling a batch failed; it stays pending", self.stream)
@@ -320,6 +342,12 @@ return removed
 """
 """KEYS: the stream; ARGV: the group, this consumer, the silence in ms after which an idle
 consumer with nothing pending is removed. Returns the names removed."""
+
+
+def _gone(error: redis.ResponseError) -> bool:
+    """The error of a read or group command on a stream deleted meanwhile."""
+    text = str(error)
+    return any(sign in text for sign in ("NOGROUP", "no such key", "no longer exists"))
 
 
 def _entries(raw: Any) -> list[StreamEntry]:

@@ -17,14 +17,14 @@ from maumau.common.players import PlayerDirectory
 from maumau.common.quotas import Quotas
 from maumau.common.redis_client import Durability, is_cluster, keyed_probe
 from maumau.common.redis_server import pooled, reconnecting
-from maumau.common.results import trim_acknowledged
+from maumau.common.results import trim_results
 from maumau.common.server import create_server
 from maumau.engine.follow import FollowHub, OpenStreams
 from maumau.engine.matches import DEADLINE_OVERDUE, MATCHES_ACTIVE, EngineSettings, Matches
 from maumau.engine.players import PlayersService
 from maumau.engine.service import EngineService
 from maumau.engine.settings import Settings
-from maumau.engine.store import ACTIVE, RESULTS, MatchStore, Status
+from maumau.engine.store import ACTIVE, MatchStore, Status
 from maumau.v1 import engine_pb2_grpc, players_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -84,7 +84,14 @@ class EngineApp(Service):
                 ),
             },
             config,
-            keyed_probe(health, lambda: [*self.matches.store.deadline_keys, RESULTS, ACTIVE]),
+            keyed_probe(
+                health,
+                lambda: [
+                    *self.matches.store.deadline_keys,
+                    *self.matches.store.result_keys,
+                    ACTIVE,
+                ],
+            ),
         )
         self.poll_seconds = poll_seconds
         super().__init__(server, {"deadlines": self.run_deadlines, "trimming": self.run_trimming})
@@ -145,7 +152,8 @@ class EngineApp(Service):
         every = self.deadlines.settings.results_trim_seconds
         while not stopping.is_set():
             try:
-                TRIMMED.inc(await trim_acknowledged(self.deadlines.store.redis))
+                store = self.deadlines.store
+                TRIMMED.inc(await trim_results(store.redis, store.shards))
             except Exception as error:
                 log.warning("trimming the results stream failed (%r); trying again", error)
             await pause(stopping, every)

@@ -24,7 +24,15 @@ from maumau.common.quotas import Rates
 from maumau.common.redis_client import DEFAULT_SHARDS
 from maumau.engine import lobby
 from maumau.engine.bots import BotPlayers
-from maumau.engine.store import Answers, Committed, MatchRecord, MatchStore, Status, Stored
+from maumau.engine.store import (
+    Answers,
+    Committed,
+    MatchRecord,
+    MatchStore,
+    NewMatch,
+    Status,
+    Stored,
+)
 from maumau.rules import Action, Call, Catch, Match, Ruleset
 from maumau.rules import events as ev
 from maumau.rules.kinds import Outcome, Phase, Reason
@@ -252,6 +260,39 @@ class Matches:
                 grpc.StatusCode.ALREADY_EXISTS, f"match {change.record.match_id} exists"
             )
         return Stored(change.record, change.state, committed.version)
+
+    async def create_many(self, changes: list[Change]) -> list[Stored | None]:
+        """Store new matches as :meth:`create` does, in one round trip for all of them and one
+        for what follows their commits; None for a match that exists already."""
+        now = time.time()
+        dues = [self.next_deadline(change, now) for change in changes]
+        committed = await self.store.commit_new(
+            [
+                NewMatch(
+                    change.record,
+                    change.state,
+                    [event.SerializeToString() for event in change.events],
+                    self._lifetime(change.record.status),
+                    due,
+                )
+                for change, due in zip(changes, dues, strict=True)
+            ]
+        )
+        settled = []
+        for change, due, done in zip(changes, dues, committed, strict=True):
+            if done.status == "ok":
+                if change.started:
+                    MATCHES_STARTED.inc()
+                playing = change.record.status == Status.PLAYING
+                settled.append((change.record.match_id, due, playing))
+        try:
+            await self.store.settle_new(settled)
+        except Exception:  # stored by now: the deadlines set before the commits retry the rest
+            log.exception("after-commit work of %d new matches failed", len(settled))
+        return [
+            Stored(change.record, change.state, done.version) if done.status == "ok" else None
+            for change, done in zip(changes, committed, strict=True)
+        ]
 
     async def _commit(
         self,

@@ -6,14 +6,14 @@ import base64
 import hmac
 import re
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import grpc
 
 from maumau import fairness, wire
 from maumau.common import tokens
-from maumau.common.errors import ServiceError
+from maumau.common.errors import ServiceError, status_for
 from maumau.common.players import PlayerDirectory
 from maumau.common.quotas import Quotas
 from maumau.common.tokens import bearer
@@ -27,6 +27,8 @@ from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 Context = grpc.aio.ServicerContext[Any, Any]
 
 MAX_REQUEST_ID = 128
+MAX_CREATE_BATCH = 64
+"""Matches one CreateMatches call may create: a matchmaker's chunk of tables."""
 RANKED_BY = "matchmaking"
 """The one service whose token may create ranked matches."""
 
@@ -133,6 +135,85 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         self, request: engine_pb2.CreateMatchRequest, context: Context
     ) -> engine_pb2.CreateMatchResponse:
         caller = await self._caller(context)
+        change, placements = await self._new_match(caller, request)
+        if isinstance(caller, tokens.PlayerClaims):
+            # Counted once the request is known to be good, so a refused one costs nothing.
+            await self.quotas.spend(context, caller.player_id, "CreateMatch")
+        try:
+            stored = await self.matches.create(change)
+        except ServiceError as exists:
+            if not request.request_id or exists.status != grpc.StatusCode.ALREADY_EXISTS:
+                raise
+            stored = await self.matches.load(change.record.match_id)  # a retry: as the first time
+        # Indexed after the match is stored (again on a retry, in case the first call died here).
+        now = change.record.created_at
+        for player_id in placements:
+            await self._index(player_id, stored.record.match_id, now)
+        return self._created(stored, placements)
+
+    async def CreateMatches(
+        self, request: engine_pb2.CreateMatchesRequest, context: Context
+    ) -> engine_pb2.CreateMatchesResponse:
+        caller = await self._caller(context)
+        if not (isinstance(caller, tokens.ServiceClaims) and caller.service == RANKED_BY):
+            raise lobby.denied(
+                "CreateMatches is the matchmaker's (its service token); create one match with "
+                "CreateMatch"
+            )
+        if not 1 <= len(request.matches) <= MAX_CREATE_BATCH:
+            raise lobby.invalid(
+                f"CreateMatches takes 1 to {MAX_CREATE_BATCH} matches, not "
+                f"{len(request.matches)}: send more in further calls"
+            )
+        seated_ids = list({p.player_id: None for one in request.matches for p in one.players})
+        names = dict(zip(seated_ids, await self.players.names(seated_ids), strict=True))
+        prepared = []
+        for n, one in enumerate(request.matches):  # every request checked before any write
+            if not one.request_id:
+                raise lobby.invalid(
+                    f"matches[{n}] has no request_id: each match of CreateMatches needs its own, "
+                    "so a retried call creates no match twice"
+                )
+            try:
+                prepared.append(await self._new_match(caller, one, names))
+            except Exception as error:
+                status = status_for(error)
+                if status in (None, grpc.StatusCode.UNAVAILABLE):
+                    raise
+                raise ServiceError(status, f"matches[{n}]: {error}") from None
+        ids = [change.record.match_id for change, _ in prepared]
+        if len(set(ids)) < len(ids):
+            raise lobby.invalid("two matches of CreateMatches share a request_id")
+        created = await self.matches.create_many([change for change, _ in prepared])
+        stored_all = [
+            stored or await self.matches.load(match_id)  # a retry: as the first time
+            for stored, match_id in zip(created, ids, strict=True)
+        ]
+        await self.matches.store.index_players(
+            [
+                (player, match_id)
+                for (_, seated_ids), match_id in zip(prepared, ids, strict=True)
+                for player in seated_ids
+            ],
+            time.time(),
+            self.matches.settings.player_history,
+            self.matches.settings.retention_seconds,
+        )
+        return engine_pb2.CreateMatchesResponse(
+            matches=[
+                self._created(stored, seated_ids)
+                for stored, (_, seated_ids) in zip(stored_all, prepared, strict=True)
+            ]
+        )
+
+    async def _new_match(
+        self,
+        caller: tokens.PlayerClaims | tokens.ServiceClaims,
+        request: engine_pb2.CreateMatchRequest,
+        names: Mapping[str, str] | None = None,
+    ) -> tuple[Change, list[str]]:
+        """The new match a CreateMatch request asks for (checked, not stored), and the ids of
+        the players it seats; ``names``: their display names when read already."""
         if request.server_seed and not isinstance(caller, tokens.ServiceClaims):
             # Whoever knows the server seed reads every hand once the nonces are published.
             raise lobby.denied("only a platform service may choose the server seed; leave it empty")
@@ -165,29 +246,28 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         )
         if isinstance(caller, tokens.PlayerClaims):
             placements = [(lobby.first_free_seat(record), caller.player_id, request.nonce)]
-            # Counted once the request is known to be good, so a refused one costs nothing.
-            await self.quotas.spend(context, caller.player_id, "CreateMatch")
         else:
             placements = [(p.seat, p.player_id, "") for p in request.players]
+        ids = [player_id for _, player_id, _ in placements]
+        found = [names[i] for i in ids] if names is not None else await self.players.names(ids)
         events = [
-            lobby.sit(record, seat, player_id, await self.players.name(player_id), nonce)
-            for seat, player_id, nonce in placements
+            lobby.sit(record, seat, player_id, name, nonce)
+            for (seat, player_id, nonce), name in zip(placements, found, strict=True)
         ]
-        try:
-            stored = await self.matches.create(seated(record, b"", events, now))
-        except ServiceError as exists:
-            if not request.request_id or exists.status != grpc.StatusCode.ALREADY_EXISTS:
-                raise
-            stored = await self.matches.load(record.match_id)  # a retry: answer as the first time
-        # Indexed after the match is stored (again on a retry, in case the first call died here).
-        for _, player_id, _ in placements:
-            await self._index(player_id, record.match_id, now)
+        return seated(record, b"", events, now), [player_id for _, player_id, _ in placements]
+
+    def _created(self, stored: Stored, seated_ids: list[str]) -> engine_pb2.CreateMatchResponse:
+        """What a creation answers: the match, and the seat tokens of the players it seated,
+        issued as of the match's creation, so a retry answers with the very same tokens."""
+        record = stored.record
         return engine_pb2.CreateMatchResponse(
-            match=info(stored.record, stored.version),
+            match=info(record, stored.version),
             seat_tokens={
-                seat: self._seat_token(record.match_id, seat, player_id)
-                for seat, player_id in enumerate(stored.record.players)
-                if player_id in {p for _, p, _ in placements}
+                seat: tokens.issue_seat_token(
+                    self.secret, record.match_id, seat, player_id, now=record.created_at
+                )
+                for seat, player_id in enumerate(record.players)
+                if player_id in set(seated_ids)
             },
         )
 

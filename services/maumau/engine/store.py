@@ -34,12 +34,11 @@ import redis.asyncio as redis
 from redis.exceptions import NoScriptError
 
 from maumau.common.redis_client import DEFAULT_SHARDS, Durability, queue_script, shard_of
-from maumau.common.results import RESULTS_STREAM, result_entry
+from maumau.common.results import result_entry, results_stream_of, results_streams
 from maumau.v1 import game_pb2
 
 DEADLINES = "engine:deadlines"
 """The prefix of the deadline shards: ``engine:deadlines:{n}``."""
-RESULTS = RESULTS_STREAM
 ACTIVE = "engine:active"
 
 KEPT_ANSWERS_PER_SEAT = 2
@@ -248,6 +247,17 @@ class Stored:
     version: int
 
 
+@dataclass(frozen=True)
+class NewMatch:
+    """A match to store for the first time (:meth:`MatchStore.commit_new`)."""
+
+    record: MatchRecord
+    state: bytes
+    events: list[bytes]
+    retention_seconds: int
+    deadline: float | None
+
+
 @dataclass
 class Committed:
     """The outcome of a commit: 'ok' (with the new version) or 'conflict' (the version moved
@@ -291,6 +301,7 @@ class MatchStore:
         self.durability = durability or Durability(client)
         self.shards = shards
         self.deadline_keys = [deadlines_key(shard) for shard in range(shards)]
+        self.result_keys = results_streams(shards)
         self._commit = client.register_script(_COMMIT)
         self._claim = client.register_script(_CLAIM)
 
@@ -330,6 +341,29 @@ class MatchStore:
         request id and the answer to keep with them. ``deadline`` (only ever moved earlier) goes
         ahead of it in the same round trip. It is not part of the script: the deadlines live in
         a global key, outside the match's Cluster slot."""
+        keys, args = self._commit_call(
+            match_id, expected_version, record, state, events, answered, retention_seconds
+        )
+        if deadline is None:
+            reply = await self.durability.run_script(self._commit, keys, args)
+        else:
+            reply = await self._commit_after_deadline(match_id, deadline, keys, args)
+        status = reply[0].decode()
+        if status == "ok":
+            return Committed("ok", int(reply[1]))
+        return Committed("conflict")
+
+    @staticmethod
+    def _commit_call(
+        match_id: str,
+        expected_version: int | None,
+        record: MatchRecord,
+        state: bytes,
+        events: list[bytes],
+        answered: tuple[Answers, str, bytes] | None,
+        retention_seconds: int,
+    ) -> tuple[list[str], list[str | bytes]]:
+        """The commit script's keys and arguments."""
         key = match_key(match_id)
         keys = [key, f"{key}:events", f"{key}:requests", f"{key}:answered"]
         seat, kept = "", b""
@@ -346,14 +380,73 @@ class MatchStore:
             packed_events(events),
             str(len(events)),
         ]
-        if deadline is None:
-            reply = await self.durability.run_script(self._commit, keys, args)
-        else:
-            reply = await self._commit_after_deadline(match_id, deadline, keys, args)
-        status = reply[0].decode()
-        if status == "ok":
-            return Committed("ok", int(reply[1]))
-        return Committed("conflict")
+        return keys, args
+
+    async def commit_new(self, matches: list[NewMatch]) -> list[Committed]:
+        """Store several new matches in one round trip: per match its deadline (only ever moved
+        earlier) and its own commit script, as :meth:`commit` with no expected version does, so
+        each match is stored whole or not at all, and one that exists already (a retried
+        request id) is left as it is: "conflict"."""
+        durable = self.durability.min_replicas > 0
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for new in matches:
+                keys, args = self._commit_call(
+                    new.record.match_id,
+                    None,
+                    new.record,
+                    new.state,
+                    new.events,
+                    None,
+                    new.retention_seconds,
+                )
+                if new.deadline is not None:
+                    pipe.zadd(
+                        self.deadlines_of(new.record.match_id),
+                        {new.record.match_id: new.deadline},
+                        lt=True,
+                    )
+                queue_script(pipe, self._commit, keys, args)
+                if durable:
+                    self.durability.wait_after(pipe, keys[0])
+            replies = iter(await pipe.execute(raise_on_error=False))
+        committed = []
+        for new in matches:
+            if new.deadline is not None and isinstance(deadline_set := next(replies), Exception):
+                raise deadline_set
+            reply = next(replies)
+            confirmed = next(replies) if durable else None
+            if isinstance(reply, NoScriptError):  # Redis restarted: one at a time, loading it
+                committed.append(
+                    await self.commit(
+                        new.record.match_id,
+                        None,
+                        new.record,
+                        new.state,
+                        new.events,
+                        None,
+                        new.retention_seconds,
+                        new.deadline,
+                    )
+                )
+                continue
+            if isinstance(reply, Exception):
+                raise reply
+            if durable:
+                self.durability.check(confirmed)
+            ok = reply[0] == b"ok"
+            committed.append(Committed("ok", int(reply[1])) if ok else Committed("conflict"))
+        return committed
+
+    async def settle_new(self, settled: list[tuple[str, float | None, bool]]) -> None:
+        """After :meth:`commit_new`, in one round trip: each (match id, deadline, playing)'s
+        deadline set again (only earlier) and a started match put among the active ones."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for match_id, due, playing in settled:
+                if due is not None:
+                    pipe.zadd(self.deadlines_of(match_id), {match_id: due}, lt=True)
+                if playing:
+                    pipe.sadd(ACTIVE, match_id)
+            await pipe.execute()
 
     async def _commit_after_deadline(
         self, match_id: str, deadline: float, keys: list[str], args: list[str | bytes]
@@ -432,12 +525,13 @@ class MatchStore:
         return due
 
     async def publish_result(self, result: game_pb2.MatchResult, retention_seconds: int) -> None:
-        """Append a finished match's result to the results stream, once per match as far as
-        this store knows (its readers are idempotent by match id for the rest)."""
+        """Append a finished match's result to its shard of the results stream, once per match
+        as far as this store knows (its readers are idempotent by match id for the rest)."""
         marker = f"{match_key(result.match_id)}:published"
         if await self.redis.exists(marker):
             return
-        await self.redis.xadd(RESULTS_STREAM, result_entry(result))  # type: ignore[arg-type]
+        stream = results_stream_of(result.match_id, self.shards)
+        await self.redis.xadd(stream, result_entry(result))  # type: ignore[arg-type]
         await self.redis.set(marker, 1, ex=retention_seconds or None)
 
     async def mark_active(self, match_id: str, active: bool) -> None:
@@ -469,6 +563,20 @@ class MatchStore:
             pipe.zadd(key, {match_id: at})
             pipe.zremrangebyrank(key, 0, -keep - 1)
             pipe.expire(key, keep_seconds)
+            await pipe.execute()
+
+    async def index_players(
+        self, entries: list[tuple[str, str]], at: float, keep: int, keep_seconds: int
+    ) -> None:
+        """:meth:`index_player` for each (player id, match id), in one round trip. Each player's
+        three commands are idempotent and travel together, so no transaction is needed (nor
+        possible: the players' keys lie in different Cluster slots)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player_id, match_id in entries:
+                key = f"player:{{{player_id}}}:matches"
+                pipe.zadd(key, {match_id: at})
+                pipe.zremrangebyrank(key, 0, -keep - 1)
+                pipe.expire(key, keep_seconds)
             await pipe.execute()
 
     async def player_matches(self, player_id: str, limit: int) -> list[str]:

@@ -14,6 +14,7 @@ from maumau.common.players import PlayerDirectory
 from maumau.common.quotas import Quotas
 from maumau.common.redis_client import Durability, keyed_probe
 from maumau.common.redis_server import pooled
+from maumau.common.results import consumed_streams
 from maumau.common.server import create_server
 from maumau.matchmaking.notify import Notifier
 from maumau.matchmaking.parties import Parties
@@ -85,14 +86,20 @@ class MatchmakingApp(Service):
             self.parties,
             Quotas(client, settings.rates()),
         )
-        self.results = RoomResults(self.rooms, settings.results())
+        self.results = [
+            RoomResults(self.rooms, settings.results(), stream, drain)
+            for stream, drain in consumed_streams(settings.redis_shards)
+        ]
         register = partial(matchmaking_pb2_grpc.add_MatchmakingServicer_to_server, service)
         probe = keyed_probe(client, lambda: [ACTIVE, FORGET])
         server = create_server({"maumau.v1.Matchmaking": register}, config, probe)
-        super().__init__(server, {"forming": self.former.run, "results": self.results.run})
+        workers = {f"results {r.stream}": r.run for r in self.results}
+        super().__init__(server, {"forming": self.former.run, **workers})
 
     async def open(self) -> None:
         await self.notifier.start()
+        for results in self.results:  # a room's next match waits for results from now on
+            await results.ensure_group()
 
     async def close(self) -> None:
         await self.notifier.stop()

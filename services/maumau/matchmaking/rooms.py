@@ -324,9 +324,15 @@ class RoomResults(StreamConsumer):
     """The matchmakers' consumer group ``matchmaking`` on the results stream: a room's finished
     match tallies its winners and starts the next one (once, whichever replica reads it)."""
 
-    def __init__(self, rooms: Rooms, settings: ConsumerSettings, stream: str = RESULTS_STREAM):
+    def __init__(
+        self,
+        rooms: Rooms,
+        settings: ConsumerSettings,
+        stream: str = RESULTS_STREAM,
+        drain: bool = False,
+    ):
         # A group made now starts at the stream's end: older results belong to no room's present.
-        super().__init__(rooms.redis, stream, GROUP, settings, start_at="$")
+        super().__init__(rooms.redis, stream, GROUP, settings, start_at="$", drain=drain)
         self.rooms = rooms
 
     async def handle(self, entries: Sequence[StreamEntry]) -> None:

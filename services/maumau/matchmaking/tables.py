@@ -58,24 +58,26 @@ class Tables:
     async def create(self, plan: MatchPlan, server_seed: str) -> str:
         """Create and start the match; its id."""
         reply = await self.engine.CreateMatch(
-            engine_pb2.CreateMatchRequest(
-                ruleset=wire.ruleset_to_pb(Ruleset.parse(plan.ruleset)),
-                seats=plan.seats,
-                bots={seat: wire.bot_level_to_pb(level) for seat, level in plan.bots.items()},
-                ranked=plan.ranked,
-                server_seed=server_seed,
-                turn_seconds=plan.turn_seconds,
-                auto_start=True,
-                players=[
-                    engine_pb2.SeatedPlayer(seat=seat, player_id=player)
-                    for player, seat in plan.seating
-                ],
-            ),
-            metadata=self._service,
-            timeout=self.timeout,
+            _request(plan, server_seed, ""), metadata=self._service, timeout=self.timeout
         )
         match_id: str = reply.match.match_id
         return match_id
+
+    async def create_many(self, tables: Sequence[tuple[MatchPlan, str, str]]) -> list[str]:
+        """Create and start the match of each (plan, server seed, request id), CREATE_BATCH
+        per CreateMatches call; their ids. A request id names one match for good: a call
+        retried with it answers with the match the first one created."""
+        match_ids: list[str] = []
+        for start in range(0, len(tables), CREATE_BATCH):
+            reply = await self.engine.CreateMatches(
+                engine_pb2.CreateMatchesRequest(
+                    matches=[_request(*table) for table in tables[start : start + CREATE_BATCH]]
+                ),
+                metadata=self._service,
+                timeout=self.timeout,
+            )
+            match_ids += [created.match.match_id for created in reply.matches]
+        return match_ids
 
     async def find(self, player_id: str, commitment: str) -> str | None:
         """The match of ``player_id`` whose seed commitment is ``commitment``, if created."""
@@ -105,3 +107,23 @@ class Tables:
 
     def seat_token(self, match_id: str, seat: int, player_id: str) -> str:
         return tokens.issue_seat_token(self.secret, match_id, seat, player_id)
+
+
+CREATE_BATCH = 64
+"""Matches per CreateMatches call: the engine takes at most 64."""
+
+
+def _request(plan: MatchPlan, server_seed: str, request_id: str) -> engine_pb2.CreateMatchRequest:
+    return engine_pb2.CreateMatchRequest(
+        ruleset=wire.ruleset_to_pb(Ruleset.parse(plan.ruleset)),
+        seats=plan.seats,
+        bots={seat: wire.bot_level_to_pb(level) for seat, level in plan.bots.items()},
+        ranked=plan.ranked,
+        server_seed=server_seed,
+        turn_seconds=plan.turn_seconds,
+        auto_start=True,
+        players=[
+            engine_pb2.SeatedPlayer(seat=seat, player_id=player) for player, seat in plan.seating
+        ],
+        request_id=request_id,
+    )

@@ -3,9 +3,9 @@
 Every replica runs this loop over the queues holding live tickets. Each tick, per queue:
 
 1. plan tables from the oldest waiting tickets (:mod:`maumau.matchmaking.forming`), claim them
-   (one Lua script: all tickets of a table or none), create each match on the engine and seat
-   its tickets, in chunks of ``create_concurrency`` tables, so a lease only runs while its
-   table is being created;
+   (one Lua script: all tickets of a table or none), create the matches on the engine and seat
+   their tickets, in chunks of ``create_concurrency`` tables (one CreateMatches call each), so a
+   lease only runs while its table is being created;
 2. every MAINTENANCE_SECONDS: take over formations whose lease ran out (their replica died or
    hung): if the match was created (left by a late replica, or found by its seed commitment)
    seat the tickets there, else put them back in the queue; and expire the tickets whose wait
@@ -193,30 +193,40 @@ class Former:
                 formations.append(formation)
             lease_until = time.time() + self.settings.lease_seconds
             claimed = await self.queue.claim(info, formations, self.replica, lease_until)
-            created = await asyncio.gather(
-                *(self.create(info, f, seeds[f.formation_id]) for f in claimed)
-            )
+            created = await self.create(info, claimed, seeds)
             await self.seat(info, [(f, m) for f, m in zip(claimed, created, strict=True) if m])
         return depth
 
-    async def create(self, info: QueueInfo, formation: Formation, seed: str) -> str | None:
-        """Create the claimed table's match; its id. None on failure: the formation stays
-        leased, and when the lease runs out a replica finds the match or returns the tickets."""
+    async def create(
+        self, info: QueueInfo, claimed: list[Formation], seeds: dict[str, str]
+    ) -> list[str | None]:
+        """Create the claimed tables' matches (CreateMatches, each formation's id its request
+        id); their ids. None each on failure: the formations stay leased, and when the lease
+        runs out a replica finds the match or returns the tickets."""
+        if not claimed:
+            return []
         if self.hooks.after_claim is not None:
-            await self.hooks.after_claim(formation)
+            for formation in claimed:
+                await self.hooks.after_claim(formation)
         try:
-            level = await self.bot_level(info, formation)
-            match_id = await self.tables.create(self.plan(info, formation, level), seed)
+            levels = await asyncio.gather(*(self.bot_level(info, f) for f in claimed))
+            match_ids = await self.tables.create_many(
+                [
+                    (self.plan(info, f, level), seeds[f.formation_id], f.formation_id)
+                    for f, level in zip(claimed, levels, strict=True)
+                ]
+            )
         except Exception as error:
             log.warning(
-                "creating table %s failed (%r); retried after its lease",
-                formation.formation_id,
+                "creating tables %s failed (%r); retried after their lease",
+                ", ".join(f.formation_id for f in claimed),
                 error,
             )
-            return None
+            return [None] * len(claimed)
         if self.hooks.after_create is not None:
-            await self.hooks.after_create(formation, match_id)
-        return match_id
+            for formation, match_id in zip(claimed, match_ids, strict=True):
+                await self.hooks.after_create(formation, match_id)
+        return list(match_ids)
 
     async def bot_level(self, info: QueueInfo, formation: Formation) -> str:
         """The bots of a table: in a ranked one the level whose rating is closest to the

@@ -12,7 +12,7 @@ from maumau.common.lifecycle import Service
 from maumau.common.players import PlayerDirectory
 from maumau.common.redis_client import Durability, keyed_probe
 from maumau.common.redis_server import reconnecting
-from maumau.common.results import RESULTS_STREAM
+from maumau.common.results import RESULTS_STREAM, consumed_streams, results_stream
 from maumau.common.server import create_server
 from maumau.rating.consumer import ResultsConsumer
 from maumau.rating.service import RatingService
@@ -34,23 +34,31 @@ class RatingApp(Service):
         stream: str = RESULTS_STREAM,
         tag: str = "rating",
     ) -> None:
-        """``stream`` and ``tag`` (the hash tag of every rating key) differ only in tests."""
+        """``stream`` (the results stream its shards are named after) and ``tag`` (the hash
+        tag every rating key starts with) differ only in tests."""
         settings = settings or Settings()
         reconnecting(client)
         durability = Durability(client, settings.redis_min_replicas, settings.redis_wait_ms)
         self.store = RatingStore(client, tag, durability, settings.match_retention_seconds)
-        self.consumer = ResultsConsumer(client, self.store, settings.consuming(), stream=stream)
+        self.consumers = [
+            ResultsConsumer(client, self.store, settings.consuming(), stream=name, drain=drain)
+            for name, drain in consumed_streams(settings.redis_shards, stream)
+        ]
         service = RatingService(self.store, PlayerDirectory(client))
         server = create_server(
             {"maumau.v1.Rating": partial(rating_pb2_grpc.add_RatingServicer_to_server, service)},
             config,
-            keyed_probe(client, lambda: [self.store.seq_key, stream]),
+            keyed_probe(client, lambda: [*self.store.seq_keys, results_stream(0, stream)]),
         )
-        super().__init__(server, {"results": self.consumer.run})
+        super().__init__(server, {f"results {c.stream}": c.run for c in self.consumers})
+
+    async def open(self) -> None:
+        await self.store.warn_of_single_slot_keys()
 
     async def close(self) -> None:
-        with contextlib.suppress(redis.RedisError):
-            await self.consumer.leave_group()
+        for consumer in self.consumers:
+            with contextlib.suppress(redis.RedisError):
+                await consumer.leave_group()
 
 
 def build(settings: Settings, client: redis.Redis | None) -> RatingApp:

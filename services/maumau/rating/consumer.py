@@ -1,7 +1,9 @@
 """Applying the results stream (``MatchResult``, see game.proto) to ratings, each match once.
 
-Every replica is one consumer of the group ``rating`` (``maumau.common.streams``: own pending
-entries first, new ones in batches, idle ones claimed from silent replicas). A batch is applied
+Every replica is one consumer of the group ``rating`` on every shard of the results stream (and
+on the unsharded stream of earlier versions whenever it exists; ``maumau.common.results``), each
+read by a consumer of its own (``maumau.common.streams``: own pending entries first, new ones in
+batches, idle ones claimed from silent replicas). A batch is applied
 with one atomic script (RatingStore.apply, idempotent by match id) and only then acknowledged. So:
 
 - a replica that dies before applying leaves its entries pending; after ``claim_idle_seconds``
@@ -62,8 +64,9 @@ class ResultsConsumer(StreamConsumer):
         *,
         stream: str = RESULTS_STREAM,
         group: str = GROUP,
+        drain: bool = False,
     ) -> None:
-        super().__init__(client, stream, group, settings)
+        super().__init__(client, stream, group, settings, drain=drain)
         self.store = store
 
     async def handle(self, entries: Sequence[StreamEntry]) -> None:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
-from maumau.rating.ladder import Result, SeatResult, Skill, by_rated_id, side_of
+from maumau.rating.ladder import Result, SeatResult, Skill, by_rated_id
 
 WINDOW_SECONDS = 86400.0
 """How far back earlier meetings with the same accounts count."""
@@ -103,13 +103,21 @@ def kept(prior: Skill, rated: Skill, *, weight: float, cap: float) -> Skill:
 
 def opponents(result: Result, rated_id: str) -> list[SeatResult]:
     """The seats of ``result`` not on the side of any seat of ``rated_id``."""
-    sides = {side_of(result, seat) for seat in by_rated_id(result)[rated_id]}
-    return [seat for seat in result.seats if side_of(result, seat) not in sides]
+    own = by_rated_id(result)[rated_id]
+    if result.teams:
+        teams = {seat.team for seat in own}
+        return [seat for seat in result.seats if seat.team not in teams]
+    seats = {seat.seat for seat in own}
+    return [seat for seat in result.seats if seat.seat not in seats]
 
 
 def opposing_accounts(result: Result, rated_id: str) -> list[str]:
     """The players (no bots) ``rated_id`` played against in ``result``, sorted."""
-    return sorted({seat.player_id for seat in opponents(result, rated_id) if seat.player_id})
+    return _accounts(opponents(result, rated_id))
+
+
+def _accounts(seats: Iterable[SeatResult]) -> list[str]:
+    return sorted({seat.player_id for seat in seats if seat.player_id})
 
 
 def kept_ratings(
@@ -129,9 +137,7 @@ def kept_ratings(
         weight = 1.0
         if seats[rated_id][0].player_id:
             met = familiar_meetings(
-                earlier.get(rated_id, ()),
-                opposing_accounts(result, rated_id),
-                result.finished_at,
+                earlier.get(rated_id, ()), _accounts(against), result.finished_at
             )
             weight = repeat_weight(met)
         beaten = [

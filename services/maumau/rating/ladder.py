@@ -167,9 +167,19 @@ class Result:
     rounds: int
     finished_at: float
 
-    @property
-    def season(self) -> str:
-        return season_of(self.finished_at)
+    season: str = field(init=False, repr=False, compare=False)
+    """The season the match counts for (:func:`season_of`)."""
+    rated: dict[str, list[SeatResult]] = field(init=False, repr=False, compare=False)
+    """The seats of everyone rated, by rated id in order of first appearance (see
+    :func:`by_rated_id`). Both worked out once: every step of applying the result asks."""
+
+    def __post_init__(self) -> None:
+        rated: dict[str, list[SeatResult]] = {}
+        for seat in self.seats:
+            if seat.rated_id:
+                rated.setdefault(seat.rated_id, []).append(seat)
+        object.__setattr__(self, "rated", rated)
+        object.__setattr__(self, "season", season_of(self.finished_at))
 
     @classmethod
     def from_pb(cls, message: game_pb2.MatchResult) -> Result:
@@ -252,7 +262,7 @@ def places(result: Result) -> list[int]:
 
     >>> seat = lambda s, total, won: SeatResult(s, f"p{s}", "", False, s, total, 0, 0, won)
     >>> seats = (seat(0, 40, False), seat(1, 12, True), seat(2, 40, False))
-    >>> places(Result("m", "classic", "classic", True, False, seats, (1,), "target", 9, 0.0, ""))
+    >>> places(Result("m", "classic", "classic", True, False, seats, (1,), "target", 9, 0.0))
     [2, 1, 2]
     """
     sign = 1 if LOWER_IS_BETTER.get(PRESETS[result.preset].scoring, False) else -1
@@ -278,13 +288,26 @@ def rate(result: Result, priors: Mapping[str, Skill], place: Sequence[int]) -> d
             sides.setdefault(side_of(result, seat), []).append(seat)
     if len(sides) < 2:
         return {}
-    teams = [[MODEL.rating(*priors[seat.rated_id]) for seat in side] for side in sides.values()]
+    ratings = iter(_RATINGS)
+    teams = []
+    for side in sides.values():
+        team = []
+        for seat in side:
+            rating = next(ratings)
+            rating.mu, rating.sigma = priors[seat.rated_id]
+            team.append(rating)
+        teams.append(team)
     ranks: list[float] = [place[side[0].seat] for side in sides.values()]
     rated: dict[str, list[Any]] = {}
     for side, team in zip(sides.values(), MODEL.rate(teams, ranks=ranks), strict=True):
         for seat, rating in zip(side, team, strict=True):
             rated.setdefault(seat.rated_id, []).append(rating)
     return {rated_id: _combined(priors[rated_id], ratings) for rated_id, ratings in rated.items()}
+
+
+_RATINGS = [MODEL.rating() for _ in range(8)]
+"""openskill rating objects refilled for each match (one per seat): building one draws a uuid4,
+which costs a good part of a rating update, and ``rate()`` copies its input and never changes it."""
 
 
 def _combined(prior: Skill, ratings: list[Any]) -> Skill:
@@ -298,9 +321,6 @@ def _combined(prior: Skill, ratings: list[Any]) -> Skill:
 
 
 def by_rated_id(result: Result) -> dict[str, list[SeatResult]]:
-    """The seats of everyone rated in ``result``, in order of first appearance."""
-    seats: dict[str, list[SeatResult]] = {}
-    for seat in result.seats:
-        if seat.rated_id:
-            seats.setdefault(seat.rated_id, []).append(seat)
-    return seats
+    """The seats of everyone rated in ``result``, in order of first appearance (not to be
+    changed: the result's own)."""
+    return result.rated

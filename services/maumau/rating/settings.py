@@ -42,7 +42,7 @@ class Settings(RedisSettings):
         ge=86400,
         le=10 * 366 * 86400,
         description="how long an applied match's record is kept (players' histories show it, and "
-        "it marks the match applied: keep it longer than a result stays in engine:results)",
+        "it marks the match applied: keep it longer than a result stays in the results stream)",
     )
     gone_after_seconds: float = Field(
         3600.0,

@@ -1,19 +1,26 @@
 """The rating service's one Redis access layer: applying matches exactly once, and reading back.
 
-Every key shares one hash tag (``{rating}`` by default), so the script that applies a batch of
-matches touches a single Redis Cluster slot: the leaderboards are global sorted sets anyway, and
-the write rate is that of finished matches, which one slot carries easily.
+The keys are sharded by preset: every key of one preset shares the hash tag ``{rating:<preset>}``,
+so the script that applies a batch of one preset's matches touches a single Redis Cluster slot
+(a match is of one preset; its players' ratings, the preset's ladders and the applied marks must
+change together), and each preset's traffic has a slot of its own. A ladder is one sorted set, so
+its top N and a player's rank are read from one key, exactly as before.
 
-- ``{rating}:player:<id>:<preset>``  JSON per player (or bot level, ``bot:<level>``) and preset:
-  XP and match counts, and each season's rating (see :class:`PresetState`)
-- ``{rating}:ladder:<preset>:<season>``  sorted set: rated id -> ordinal (mu - 3 sigma)
-- ``{rating}:history:<id>``  sorted set: match id -> finished_at (the latest HISTORY_KEPT; the
-  oldest are trimmed once twice as many piled up)
-- ``{rating}:match:<id>``    ``"<seq> <record>"``: the order in which matches were applied and
-  the match's record (JSON, see :func:`apply_result`); its existence marks the match applied.
-  It expires after the match retention, far longer than a result stays in the results stream
-  (trimmed once every group has it), so no delivery of a result can outlive its record.
-- ``{rating}:seq``           counter of applied matches
+- ``{rating:<preset>}:player:<id>``  JSON per player (or bot level, ``bot:<level>``) in the
+  preset: XP and match counts, and each season's rating (see :class:`PresetState`)
+- ``{rating:<preset>}:ladder:<season>``  sorted set: rated id -> ordinal (mu - 3 sigma)
+- ``{rating:<preset>}:history:<id>``  sorted set: match id -> finished_at (the latest
+  HISTORY_KEPT; the oldest are trimmed once twice as many piled up); a player's history is the
+  newest of every preset's, merged when read
+- ``{rating:<preset>}:match:<id>``  ``"<seq> <record>"``: the order in which the preset's matches
+  were applied and the match's record (JSON, see :func:`apply_result`); its existence marks the
+  match applied. It expires after the match retention, far longer than a result stays in the
+  results stream (trimmed once every group has it), so no delivery of a result can outlive it.
+- ``{rating:<preset>}:seq``  counter of the preset's applied matches
+
+Earlier versions kept every key under the one tag ``{rating}`` (``{rating}:player:<id>:<preset>``,
+``{rating}:ladder:<preset>:<season>``, ...); :meth:`RatingStore.migrate_single_slot` moves them
+(``python -m maumau.rating.migrate``, with the rating replicas stopped).
 
 Applying a batch: read which matches are applied and the players' states of the presets played,
 compute the new states in Python (openskill), then one Lua script writes everything only if none
@@ -25,11 +32,13 @@ applying matches of the same player lose no update.
 
 from __future__ import annotations
 
-import json
+import heapq
+import logging
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+import orjson
 import redis.asyncio as redis
 
 from maumau.common.ratings import RATING_KEPT_SECONDS, rating_key
@@ -48,6 +57,8 @@ from maumau.rating.ladder import (
     xp_earned,
 )
 from maumau.rules.ruleset import PRESETS
+
+log = logging.getLogger(__name__)
 
 HISTORY_KEPT = 100
 """Matches kept in each player's history."""
@@ -104,13 +115,13 @@ class PresetState:
     ``met`` holds the ranked matches of the last day against other accounts, for the rule
     against farming (:mod:`maumau.rating.farming`).
 
-    ``read`` is the text it was read from ('' for none): the commit compares against it.
+    ``read`` is the text it was read from (b'' for none): the commit compares against it.
     """
 
     def __init__(self, text: bytes | str | None = None) -> None:
-        self.read = text.decode() if isinstance(text, bytes) else text or ""
+        self.read = text.encode() if isinstance(text, str) else text or b""
         self.data: dict[str, Any] = (
-            json.loads(self.read)
+            orjson.loads(self.read)
             if self.read
             else {"xp": 0, "played": 0, "won": 0, "left": 0, "seasons": {}}
         )
@@ -156,15 +167,15 @@ class PresetState:
         if accounts:
             self.data["met"] = recent([*self.meetings(), (finished_at, accounts)], finished_at)
 
-    def dumps(self) -> str:
-        return _dumps(self.data)
+    def dumps(self) -> bytes:
+        return orjson.dumps(self.data)
 
 
 def skill_json(skill: Skill | None) -> list[float] | None:
     return None if skill is None else [skill.mu, skill.sigma]
 
 
-def apply_result(result: Result, players: dict[str, PresetState]) -> str:
+def apply_result(result: Result, players: dict[str, PresetState]) -> bytes:
     """Apply one match to the in-memory states of its ``players`` in its preset (by rated id)
     and return the match's stored record, JSON: ``result`` (the MatchResult's fields), the
     ``season`` it counted for, and per seat its ``places``, ``xp``, and rating ``before`` and
@@ -197,7 +208,7 @@ def apply_result(result: Result, players: dict[str, PresetState]) -> str:
         "before": [skill_json(before.get(seat.rated_id)) for seat in result.seats],
         "after": [skill_json(after.get(seat.rated_id)) for seat in result.seats],
     }
-    return _dumps(rating)
+    return orjson.dumps(rating)
 
 
 @dataclass
@@ -244,32 +255,41 @@ class RatingStore:
         self.redis = client
         self.match_retention_seconds = match_retention_seconds
         self.durability = durability or Durability(client)
-        self.prefix = f"{{{tag}}}"
+        self.tag = tag
         self._apply = client.register_script(_APPLY)
 
     # ---------------------------------------------------------------- keys
 
+    def slot(self, preset: str) -> str:
+        """The hash tag of every key of ``preset``: one Cluster slot per preset."""
+        return f"{{{self.tag}:{preset}}}"
+
     def state_key(self, rated_id: str, preset: str) -> str:
-        return f"{self.prefix}:player:{rated_id}:{preset}"
+        return f"{self.slot(preset)}:player:{rated_id}"
 
     def ladder_key(self, preset: str, season: str) -> str:
-        return f"{self.prefix}:ladder:{preset}:{season}"
+        return f"{self.slot(preset)}:ladder:{season}"
 
-    def history_key(self, rated_id: str) -> str:
-        return f"{self.prefix}:history:{rated_id}"
+    def history_key(self, rated_id: str, preset: str) -> str:
+        return f"{self.slot(preset)}:history:{rated_id}"
 
-    def match_key(self, match_id: str) -> str:
-        return f"{self.prefix}:match:{match_id}"
+    def match_key(self, match_id: str, preset: str) -> str:
+        return f"{self.slot(preset)}:match:{match_id}"
+
+    def seq_key(self, preset: str) -> str:
+        return f"{self.slot(preset)}:seq"
 
     @property
-    def seq_key(self) -> str:
-        return f"{self.prefix}:seq"
+    def seq_keys(self) -> list[str]:
+        """One key in every preset's slot (the health probe reads them)."""
+        return [self.seq_key(preset) for preset in PRESETS]
 
     # ---------------------------------------------------------------- applying
 
     async def apply(self, results: Sequence[Result]) -> Applied:
         """Apply each match of ``results`` that is not applied yet, in order, in one atomic
-        step; a concurrent change to a player or match involved makes it read and try again."""
+        step per preset; a concurrent change to a player or match involved makes that preset's
+        step read and try again."""
         outcome = Applied()
         unique: dict[str, Result] = {}
         for result in results:
@@ -277,30 +297,38 @@ class RatingStore:
                 outcome.duplicates.append(result.match_id)
             else:
                 unique[result.match_id] = result
-        while True:
-            fresh, states = await self._read(list(unique.values()))
-            if fresh and not await self._commit(fresh, states):
-                outcome.conflicts += 1
-                continue
-            applied = {result.match_id for result in fresh}
-            outcome.applied = [match_id for match_id in unique if match_id in applied]
-            outcome.duplicates += [match_id for match_id in unique if match_id not in applied]
-            return outcome
+        by_preset: dict[str, list[Result]] = {}
+        for result in unique.values():
+            by_preset.setdefault(result.preset, []).append(result)
+        applied: set[str] = set()
+        for preset_results in by_preset.values():
+            while True:
+                fresh, states = await self._read(preset_results)
+                if fresh and not await self._commit(fresh, states):
+                    outcome.conflicts += 1
+                    continue
+                applied.update(result.match_id for result in fresh)
+                break
+        outcome.applied = [match_id for match_id in unique if match_id in applied]
+        outcome.duplicates += [match_id for match_id in unique if match_id not in applied]
+        return outcome
 
     async def _read(
         self, results: list[Result]
     ) -> tuple[list[Result], dict[tuple[str, str], PresetState]]:
-        """The results not applied yet, and the states (by preset and rated id) of everyone
-        rated in ``results``."""
+        """The results (all of one preset) not applied yet, and the states (by preset and rated
+        id) of everyone rated in ``results``."""
         wanted = list(
             dict.fromkeys((r.preset, rated_id) for r in results for rated_id in by_rated_id(r))
         )
         if not results:
             return [], {}
         async with self.redis.pipeline(transaction=False) as pipe:
-            # As raw commands: a cluster pipeline refuses its mget method (the keys share one
-            # slot here, so the command itself is fine).
-            pipe.execute_command("MGET", *(self.match_key(result.match_id) for result in results))
+            # As raw commands: a cluster pipeline refuses its mget method (the keys share the
+            # preset's slot, so the command itself is fine).
+            pipe.execute_command(
+                "MGET", *(self.match_key(result.match_id, result.preset) for result in results)
+            )
             if wanted:  # MGET of no key is an error
                 pipe.execute_command(
                     "MGET", *(self.state_key(rated_id, preset) for preset, rated_id in wanted)
@@ -330,14 +358,15 @@ class RatingStore:
                 if result.ranked:
                     ladders.setdefault((result.preset, result.season), {})[rated_id] = None
 
+        preset = fresh[0].preset
         keys = [
-            self.seq_key,
-            *(self.match_key(result.match_id) for result in fresh),
+            self.seq_key(preset),
+            *(self.match_key(result.match_id, preset) for result in fresh),
             *(self.state_key(rated_id, preset) for preset, rated_id in changed),
         ]
         scores = []
         for rated_id, entries in history.items():
-            keys.append(self.history_key(rated_id))
+            keys.append(self.history_key(rated_id, preset))
             scores.append([len(keys), entries, True])  # Lua counts from 1
         for (preset, season), rated in ladders.items():
             entries = []
@@ -357,7 +386,7 @@ class RatingStore:
             self._apply,
             keys,
             [
-                _dumps(payload),
+                orjson.dumps(payload),
                 HISTORY_KEPT,
                 *records,
                 *(state.read for state in changed.values()),
@@ -394,7 +423,10 @@ class RatingStore:
 
     async def player(self, rated_id: str) -> Player | None:
         """Everything kept about ``rated_id``, or None if no match of theirs was applied."""
-        states = await self.redis.mget([self.state_key(rated_id, preset) for preset in PRESETS])
+        async with self.redis.pipeline(transaction=False) as pipe:  # one slot per preset
+            for preset in PRESETS:
+                pipe.get(self.state_key(rated_id, preset))
+            states = await pipe.execute()
         presets = {
             preset: PresetState(state)
             for preset, state in zip(PRESETS, states, strict=True)
@@ -434,31 +466,137 @@ class RatingStore:
         return rows
 
     async def history(self, rated_id: str, start: int, count: int) -> tuple[int, list[Any]]:
-        """How many matches are kept for ``rated_id``, and the records of ``count`` of them from
-        0-based position ``start``, newest first."""
-        key = self.history_key(rated_id)
-        total = min(await self.redis.zcard(key), HISTORY_KEPT)
-        count = min(count, total - start)
-        if count <= 0:
-            return total, []
-        match_ids = cast(list[bytes], await self.redis.zrevrange(key, start, start + count - 1))
-        records = cast(
-            list[bytes | None],
-            await self.redis.mget([self.match_key(m.decode()) for m in match_ids]),
+        """How many matches are kept for ``rated_id`` (the newest HISTORY_KEPT of every
+        preset's), and the records of ``count`` of them from 0-based position ``start``, newest
+        first."""
+        end = min(start + count, HISTORY_KEPT)
+        if start >= end:
+            return min(await self._history_size(rated_id), HISTORY_KEPT), []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for preset in PRESETS:
+                pipe.zcard(self.history_key(rated_id, preset))
+                pipe.zrevrange(self.history_key(rated_id, preset), 0, end - 1, withscores=True)
+            replies = await pipe.execute()
+        total = min(sum(replies[0::2]), HISTORY_KEPT)
+        newest = heapq.merge(  # by time only: ties keep each preset's order
+            *(
+                [(-at, preset, match_id.decode()) for match_id, at in entries]
+                for preset, entries in zip(PRESETS, replies[1::2], strict=True)
+            ),
+            key=lambda entry: entry[0],
         )
-        return total, [json.loads(record.partition(b" ")[2]) for record in records if record]
+        chosen = list(newest)[start:end]
+        if not chosen:
+            return total, []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for _, preset, match_id in chosen:
+                pipe.get(self.match_key(match_id, preset))
+            records = cast(list[bytes | None], await pipe.execute())
+        return total, [orjson.loads(record.partition(b" ")[2]) for record in records if record]
+
+    async def _history_size(self, rated_id: str) -> int:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for preset in PRESETS:
+                pipe.zcard(self.history_key(rated_id, preset))
+            return sum(await pipe.execute())
 
     async def applied_order(self) -> list[str]:
-        """Every applied match id in the order it was applied (for tests and audits)."""
-        order: list[tuple[int, str]] = []
-        async for key in self.redis.scan_iter(match=self.match_key("*"), count=1000):
-            seq = cast(bytes, await self.redis.get(key)).partition(b" ")[0]
-            order.append((int(seq), key.decode().removeprefix(self.match_key(""))))
-        return [match_id for _, match_id in sorted(order)]
+        """Every applied match id, each preset's in the order they were applied, presets one
+        after the other (for tests and audits)."""
+        order: list[tuple[str, int, str]] = []
+        for preset in PRESETS:
+            prefix = self.match_key("", preset)
+            async for key in self.redis.scan_iter(match=_glob(prefix) + "*", count=1000):
+                seq = cast(bytes, await self.redis.get(key)).partition(b" ")[0]
+                order.append((preset, int(seq), key.decode().removeprefix(prefix)))
+        return [match_id for _, _, match_id in sorted(order)]
+
+    async def is_applied(self, match_id: str, preset: str) -> bool:
+        return bool(await self.redis.exists(self.match_key(match_id, preset)))
+
+    # ---------------------------------------------------------------- the single-slot layout
+
+    @property
+    def single_slot(self) -> str:
+        """The one hash tag of every rating key in earlier versions."""
+        return f"{{{self.tag}}}"
+
+    async def warn_of_single_slot_keys(self) -> bool:
+        """Log (and answer) whether keys of the earlier single-slot layout are still stored."""
+        if not await self.redis.exists(f"{self.single_slot}:seq"):
+            return False
+        log.warning(
+            "rating keys of the single-slot layout (%s:*) are still stored: stop the rating "
+            "replicas and run python -m maumau.rating.migrate to move them",
+            self.single_slot,
+        )
+        return True
+
+    async def migrate_single_slot(self) -> int:
+        """Move every key of the single-slot layout into the per-preset one, deleting each old
+        key once copied; how many old keys were moved. Run it with no rating replica applying
+        results (they would write states this copies over); running it again continues."""
+        old = self.single_slot
+        moved = 0
+
+        async def old_keys(kind: str) -> list[tuple[str, str]]:
+            prefix = f"{old}:{kind}:"
+            found = []
+            async for key in self.redis.scan_iter(match=_glob(prefix) + "*", count=1000):
+                found.append((key.decode(), key.decode().removeprefix(prefix)))
+            return found
+
+        for key, name in await old_keys("player"):  # <id>:<preset>; an id may hold ':'
+            rated_id, _, preset = name.rpartition(":")
+            state = await self.redis.get(key)
+            if state is not None:
+                await self.redis.set(self.state_key(rated_id, preset), state)
+            moved += await self.redis.delete(key)
+        for key, name in await old_keys("ladder"):  # <preset>:<season>
+            preset, _, season = name.partition(":")
+            entries = await self._scores(key)
+            if entries:
+                await self.redis.zadd(self.ladder_key(preset, season), entries)
+            moved += await self.redis.delete(key)
+        for key, rated_id in await old_keys("history"):  # a match's preset is in its record
+            for member, at in (await self._scores(key)).items():
+                found = cast(bytes | None, await self.redis.get(f"{old}:match:{member.decode()}"))
+                if found is not None:
+                    await self.redis.zadd(self.history_key(rated_id, _preset(found)), {member: at})
+            moved += await self.redis.delete(key)
+        seq = await self.redis.get(f"{old}:seq")
+        if seq is not None:  # every preset counts on from the old count: the order stays
+            for preset in PRESETS:
+                await self.redis.set(self.seq_key(preset), seq, nx=True)
+        for key, match_id in await old_keys("match"):
+            record = cast(bytes | None, await self.redis.get(key))
+            expires = await self.redis.pttl(key)
+            if record is not None:
+                await self.redis.set(
+                    self.match_key(match_id, _preset(record)),
+                    record,
+                    px=expires if expires > 0 else None,
+                )
+            moved += await self.redis.delete(key)
+        return moved + await self.redis.delete(f"{old}:seq")
+
+    async def _scores(self, key: str) -> dict[bytes, float]:
+        entries = cast(
+            list[tuple[bytes, float]], await self.redis.zrange(key, 0, -1, withscores=True)
+        )
+        return dict(entries)
+
+
+def _preset(record: bytes) -> str:
+    """The preset of a stored match record (``"<seq> <record>"``)."""
+    preset: str = orjson.loads(record.partition(b" ")[2])["result"]["preset"]
+    return preset
+
+
+def _glob(prefix: str) -> str:
+    """``prefix`` as a literal in a SCAN pattern."""
+    return "".join("\\" + c if c in "*?[]\\" else c for c in prefix)
 
 
 def is_bot(rated_id: str) -> bool:
     return rated_id.startswith(BOT_PREFIX)
-
-
-_dumps = json.JSONEncoder(separators=(",", ":")).encode

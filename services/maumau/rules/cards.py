@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import ClassVar, Final
 
-from .errors import BadCardText, BadSuit
+from .errors import BadCardText
 
 FRENCH_SUITS: Final = ("S", "H", "D", "C")
 COLOURS: Final = ("R", "G", "B", "Y")
@@ -100,14 +100,6 @@ def parse_cards(texts: str | Iterable[str]) -> list[Card]:
 def format_cards(cards: Iterable[Card]) -> str:
     """The space-separated text form of some cards, the inverse of :func:`parse_cards`."""
     return " ".join(card.text for card in cards)
-
-
-def parse_suit(text: str, suits: Sequence[str]) -> str:
-    """A suit or colour letter, checked against the ones this deck uses."""
-    letter = text.strip().upper()
-    if letter not in suits:
-        raise BadSuit(text, tuple(suits))
-    return letter
 
 
 def french_deck(ranks: Sequence[str] = FRENCH_RANKS) -> list[Card]:

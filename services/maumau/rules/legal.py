@@ -25,7 +25,7 @@ from .actions import (
     Play,
 )
 from .cards import ALL_CARDS, COLOURS, FRENCH_SUITS, Card
-from .errors import BadInput, IllegalAction
+from .errors import BadInput, BadSuit, IllegalAction
 from .kinds import (
     DRAW4_PENDING,
     DRAW_PENDING,
@@ -101,7 +101,7 @@ def check(m: MatchState, seat: int, action: Action) -> None:
             if seat != m.chooser:
                 raise IllegalAction("starter_suit_needed", seat=m.chooser, card=m.discard[-1].text)
             if suit not in m.ruleset.suits:
-                raise BadInput("bad_suit", text=suit, allowed=m.ruleset.suits)
+                raise BadSuit(suit, m.ruleset.suits)
             return
     if m.phase is STARTER_SUIT:
         raise IllegalAction("starter_suit_needed", seat=m.chooser, card=m.discard[-1].text)
@@ -138,8 +138,8 @@ def _check_play(m: MatchState, seat: int, play: Play) -> None:
         raise IllegalAction("wish_not_allowed", card=card.text)
     if not wishing and False not in options:
         raise IllegalAction("wish_needed", card=card.text, allowed=suits, example=suits[0])
-    if wishing and play.suit not in suits:
-        raise BadInput("bad_suit", text=play.suit, allowed=suits)
+    if play.suit is not None and play.suit not in suits:
+        raise BadSuit(play.suit, suits)
     code = refusal(m, card, wishing)
     if code is not None:
         raise explain(m, code, card)

@@ -114,7 +114,7 @@ def render(reason: Reason | tuple[str, Mapping[str, str]], lang: str = "en") -> 
     for name, value in params.items():
         if name in ("suit", "best"):
             values[f"{name}_name"] = names.get(value, value)
-        if value.lstrip("-").isdigit():
+        if value.isdigit():
             values[f"{name}_cards"] = f"{value} {singular if value == '1' else plural}"
         if name == "call":
             values["call_word"] = _CALLS[lang].get(value, value)

@@ -142,10 +142,6 @@ class Variant:
 
     # ------------------------------------------------------------------ scoring
 
-    def card_points(self, card: Card) -> int:
-        """What ``card`` left in a hand counts."""
-        return scoring.card_points(card, self.scoring)
-
     def round_points(self, m: MatchState, winner: int, finish: Finish) -> list[int]:
         """Points per seat for the round ``winner`` has just won: the losers' cards count."""
         return scoring.hand_points(m, winner, self.scoring)

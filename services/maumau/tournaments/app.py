@@ -15,6 +15,7 @@ from maumau.common.lifecycle import Service
 from maumau.common.quotas import Quotas
 from maumau.common.redis_client import keyed_probe
 from maumau.common.redis_server import reconnecting
+from maumau.common.results import consumed_streams
 from maumau.common.server import create_server
 from maumau.tournaments.engine import Engine
 from maumau.tournaments.results import TournamentResults
@@ -47,16 +48,21 @@ class TournamentsApp(Service):
         self.store = TournamentStore(client, settings.retention_seconds)
         engine = Engine(self.channel, secret, timeout=settings.lease_seconds / 2)
         self.driver = Driver(self.store, engine, settings, self.replica, clock, hooks)
-        self.results = TournamentResults(self.store, client, settings.results())
+        self.results = [
+            TournamentResults(self.store, client, settings.results(), stream, drain)
+            for stream, drain in consumed_streams(settings.redis_shards)
+        ]
         quotas = Quotas(client, settings.rates())
         service = TournamentsService(self.store, engine, secret, settings, quotas, clock)
         register = partial(tournaments_pb2_grpc.add_TournamentsServicer_to_server, service)
         probe = keyed_probe(client)
         server = create_server({"maumau.v1.Tournaments": register}, config, probe)
-        super().__init__(server, {"driving": self.driver.run, "results": self.results.run})
+        workers = {f"results {r.stream}": r.run for r in self.results}
+        super().__init__(server, {"driving": self.driver.run, **workers})
 
     async def open(self) -> None:
-        await self.results.ensure_group()
+        for results in self.results:
+            await results.ensure_group()
 
     async def close(self) -> None:
         await self.channel.close()

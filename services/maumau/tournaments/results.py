@@ -33,11 +33,18 @@ APPLIED = prometheus_client.Counter(
 
 
 class TournamentResults(StreamConsumer):
+    """The group ``tournaments`` on one results stream (a replica reads every shard)."""
+
     def __init__(
-        self, store: TournamentStore, client: redis.Redis, settings: ConsumerSettings
+        self,
+        store: TournamentStore,
+        client: redis.Redis,
+        settings: ConsumerSettings,
+        stream: str = RESULTS_STREAM,
+        drain: bool = False,
     ) -> None:
         # From the stream's end: results before the first replica started belong to no tournament.
-        super().__init__(client, RESULTS_STREAM, GROUP, settings, start_at="$")
+        super().__init__(client, stream, GROUP, settings, start_at="$", drain=drain)
         self.store = store
 
     async def handle(self, entries: Sequence[StreamEntry]) -> None:
