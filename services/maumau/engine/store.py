@@ -257,6 +257,14 @@ class NewMatch:
     retention_seconds: int
     deadline: float | None
 
+    def commit_args(
+        self,
+    ) -> tuple[str, None, MatchRecord, bytes, list[bytes], None, int]:
+        """The arguments of :meth:`MatchStore.commit` (before its deadline) that store it: no
+        version expected and no answer kept."""
+        record = self.record
+        return record.match_id, None, record, self.state, self.events, None, self.retention_seconds
+
 
 @dataclass
 class Committed:
@@ -390,15 +398,7 @@ class MatchStore:
         durable = self.durability.min_replicas > 0
         async with self.redis.pipeline(transaction=False) as pipe:
             for new in matches:
-                keys, args = self._commit_call(
-                    new.record.match_id,
-                    None,
-                    new.record,
-                    new.state,
-                    new.events,
-                    None,
-                    new.retention_seconds,
-                )
+                keys, args = self._commit_call(*new.commit_args())
                 if new.deadline is not None:
                     pipe.zadd(
                         self.deadlines_of(new.record.match_id),
@@ -416,18 +416,7 @@ class MatchStore:
             reply = next(replies)
             confirmed = next(replies) if durable else None
             if isinstance(reply, NoScriptError):  # Redis restarted: one at a time, loading it
-                committed.append(
-                    await self.commit(
-                        new.record.match_id,
-                        None,
-                        new.record,
-                        new.state,
-                        new.events,
-                        None,
-                        new.retention_seconds,
-                        new.deadline,
-                    )
-                )
+                committed.append(await self.commit(*new.commit_args(), new.deadline))
                 continue
             if isinstance(reply, Exception):
                 raise reply
