@@ -113,10 +113,11 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         digest = hmac.digest(self.secret, f"create-match\0{who}\0{request_id}".encode(), "sha256")
         return base64.urlsafe_b64encode(digest[:16]).rstrip(b"=").decode()
 
-    async def _index(self, player_id: str, match_id: str, now: float) -> None:
+    async def _index(self, entries: list[tuple[str, str]], now: float) -> None:
+        """Put each (player id, match id) at the top of the player's list of matches."""
         settings = self.matches.settings
-        await self.matches.store.index_player(
-            player_id, match_id, now, settings.player_history, settings.retention_seconds
+        await self.matches.store.index_players(
+            entries, now, settings.player_history, settings.retention_seconds
         )
 
     @staticmethod
@@ -146,9 +147,10 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 raise
             stored = await self.matches.load(change.record.match_id)  # a retry: as the first time
         # Indexed after the match is stored (again on a retry, in case the first call died here).
-        now = change.record.created_at
-        for player_id in placements:
-            await self._index(player_id, stored.record.match_id, now)
+        await self._index(
+            [(player_id, stored.record.match_id) for player_id in placements],
+            change.record.created_at,
+        )
         return self._created(stored, placements)
 
     async def CreateMatches(
@@ -189,15 +191,13 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             stored or await self.matches.load(match_id)  # a retry: as the first time
             for stored, match_id in zip(created, ids, strict=True)
         ]
-        await self.matches.store.index_players(
+        await self._index(
             [
                 (player, match_id)
                 for (_, seated_ids), match_id in zip(prepared, ids, strict=True)
                 for player in seated_ids
             ],
             time.time(),
-            self.matches.settings.player_history,
-            self.matches.settings.retention_seconds,
         )
         return engine_pb2.CreateMatchesResponse(
             matches=[
@@ -286,7 +286,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         updated = await self.matches.update(request.match_id, join)
         record = updated.stored.record
         if updated.change:  # a rejoin keeps the match's place in the player's list
-            await self._index(player.player_id, record.match_id, now)
+            await self._index([(player.player_id, record.match_id)], now)
         seat = record.players.index(player.player_id)
         return engine_pb2.JoinMatchResponse(
             match=info(record, updated.stored.version),

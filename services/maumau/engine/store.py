@@ -542,24 +542,13 @@ class MatchStore:
             firsts = cast(list[list[tuple[bytes, float]]], await pipe.execute())
         return min((first[0][1] for first in firsts if first), default=None)
 
-    async def index_player(
-        self, player_id: str, match_id: str, at: float, keep: int, keep_seconds: int
-    ) -> None:
-        """Put the match at the top of the player's list, which keeps the latest ``keep``
-        matches and goes ``keep_seconds`` after the player's last new match."""
-        key = f"player:{{{player_id}}}:matches"
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.zadd(key, {match_id: at})
-            pipe.zremrangebyrank(key, 0, -keep - 1)
-            pipe.expire(key, keep_seconds)
-            await pipe.execute()
-
     async def index_players(
         self, entries: list[tuple[str, str]], at: float, keep: int, keep_seconds: int
     ) -> None:
-        """:meth:`index_player` for each (player id, match id), in one round trip. Each player's
-        three commands are idempotent and travel together, so no transaction is needed (nor
-        possible: the players' keys lie in different Cluster slots)."""
+        """Put each match at the top of its player's list, in one round trip: a list keeps the
+        latest ``keep`` matches and goes ``keep_seconds`` after the player's last new match.
+        Each player's three commands are idempotent and travel together, so no transaction is
+        needed (nor possible: the players' keys lie in different Cluster slots)."""
         async with self.redis.pipeline(transaction=False) as pipe:
             for player_id, match_id in entries:
                 key = f"player:{{{player_id}}}:matches"
