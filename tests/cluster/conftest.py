@@ -8,6 +8,8 @@ import redis.asyncio
 
 from maumau.common.redis_client import connect
 from maumau.common.redis_cluster import LocalCluster
+from maumau.engine.app import EngineApp
+from tests.support.engine import start_engine, stop_engine
 
 
 @pytest.fixture(scope="session")
@@ -22,3 +24,11 @@ async def cluster_client(redis_cluster: LocalCluster) -> AsyncIterator[redis.asy
     client = await connect(redis_cluster.url)
     yield client
     await client.aclose()
+
+
+@pytest.fixture
+async def engine(redis_cluster: LocalCluster) -> AsyncIterator[EngineApp]:
+    """An engine on the shared cluster."""
+    app, client = await start_engine(redis_cluster.url)
+    yield app
+    await stop_engine(app, client)

@@ -2,24 +2,14 @@
 stream and the room's next match starts, with the tally of its winners."""
 
 import random
-from collections.abc import AsyncIterator
-
-import pytest
 
 from maumau.common.redis_cluster import LocalCluster
 from maumau.engine.app import EngineApp
 from maumau.v1 import game_pb2, matchmaking_pb2
 from tests.matchmaking.support import start_matchmaker
 from tests.matchmaking.test_rooms import engine_match, members
-from tests.support.engine import play_to_the_end, start_engine, stop_engine
+from tests.support.engine import play_to_the_end
 from tests.support.polling import eventually
-
-
-@pytest.fixture
-async def engine(redis_cluster: LocalCluster) -> AsyncIterator[EngineApp]:
-    app, client = await start_engine(redis_cluster.url)
-    yield app
-    await stop_engine(app, client)
 
 
 async def test_a_rooms_next_match_starts_on_a_cluster(

@@ -2,26 +2,21 @@
 in its slot, the results read from every shard of the results stream, the championship's keys
 in the year's slot."""
 
-from collections.abc import AsyncIterator
-
 import grpc
-import pytest
 
 from maumau.common.redis_cluster import LocalCluster
 from maumau.engine.app import EngineApp
 from maumau.v1 import tournaments_pb2 as pb
 from maumau.v1 import tournaments_pb2_grpc
-from tests.support.engine import start_engine, stop_engine
-from tests.tournaments.support import Clock, follow, player, start_tournaments
+from tests.tournaments.support import (
+    Clock,
+    enter_bots_and_start,
+    follow,
+    player,
+    start_tournaments,
+)
 
 ORGANIZER = "cluster-organizer"
-
-
-@pytest.fixture
-async def engine(redis_cluster: LocalCluster) -> AsyncIterator[EngineApp]:
-    app, client = await start_engine(redis_cluster.url)
-    yield app
-    await stop_engine(app, client)
 
 
 async def test_a_small_tournament_is_played_to_its_end_on_a_cluster(
@@ -43,16 +38,8 @@ async def test_a_small_tournament_is_played_to_its_end_on_a_cluster(
                 metadata=player(ORGANIZER),
             )
             tournament_id = created.tournament_id
-            for number in range(8):
-                await stub.Register(
-                    pb.RegisterEntrantRequest(
-                        tournament_id=tournament_id, bot_name=f"C{number}", bot_level="random"
-                    ),
-                    metadata=player(ORGANIZER),
-                )
-            await stub.StartTournament(
-                pb.StartTournamentRequest(tournament_id=tournament_id), metadata=player(ORGANIZER)
-            )
+            names = [f"C{number}" for number in range(8)]
+            await enter_bots_and_start(stub, tournament_id, ORGANIZER, names, "random")
             played = await follow(stub, tournament_id)
             final = played.final()
             standings = await stub.GetStandings(pb.GetStandingsRequest(tournament_id=tournament_id))

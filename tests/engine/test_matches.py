@@ -87,13 +87,19 @@ async def test_bot_seats_are_played_by_the_engine(address):
         await client.close()
 
 
+async def a_started_pair(clients):
+    """A started 2-seat online match of the two clients, the one to act and its view."""
+    match = await clients[0].create("online", 2, auto_start=True)
+    await clients[1].join(match.match_id)
+    views = [await client.view(match.match_id) for client in clients]
+    mover, view = next((c, v) for c, v in zip(clients, views, strict=True) if acting(v))
+    return match, mover, view
+
+
 async def test_a_repeated_request_id_returns_the_first_answer_and_changes_nothing(address):
     clients = await register_all(address, 2)
     try:
-        match = await clients[0].create("online", 2, auto_start=True)
-        await clients[1].join(match.match_id)
-        views = [await client.view(match.match_id) for client in clients]
-        mover, view = next((c, v) for c, v in zip(clients, views, strict=True) if acting(v))
+        match, mover, view = await a_started_pair(clients)
         action = view.legal[0]
         first = await mover.act(match.match_id, action, request_id="same-id")
         again = await mover.act(match.match_id, action, request_id="same-id")
@@ -109,10 +115,7 @@ async def test_a_request_retried_after_the_match_moved_on_shows_the_view_as_it_i
     instead of keeping every view."""
     clients = await register_all(address, 2)
     try:
-        match = await clients[0].create("online", 2, auto_start=True)
-        await clients[1].join(match.match_id)
-        views = [await client.view(match.match_id) for client in clients]
-        mover, view = next((c, v) for c, v in zip(clients, views, strict=True) if acting(v))
+        match, mover, view = await a_started_pair(clients)
         rng = random.Random(3)
         action = pick(view, rng)
         first = await mover.act(match.match_id, action, request_id="once")

@@ -96,6 +96,24 @@ class Played:
         return next(e.final_ranking for e in self.events if e.HasField("final_ranking"))
 
 
+async def enter_bots_and_start(
+    stub: tournaments_pb2_grpc.TournamentsStub,
+    tournament_id: str,
+    organizer: str,
+    names: list[str],
+    level: str,
+) -> None:
+    """Register a bot entrant of ``level`` per name, then start the tournament."""
+    for name in names:
+        await stub.Register(
+            pb.RegisterEntrantRequest(tournament_id=tournament_id, bot_name=name, bot_level=level),
+            metadata=player(organizer),
+        )
+    await stub.StartTournament(
+        pb.StartTournamentRequest(tournament_id=tournament_id), metadata=player(organizer)
+    )
+
+
 async def follow(
     stub: tournaments_pb2_grpc.TournamentsStub, tournament_id: str, timeout: float = 240
 ) -> Played:

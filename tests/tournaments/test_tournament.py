@@ -18,6 +18,7 @@ from tests.tournaments.support import (
     Clock,
     Played,
     engine_rounds,
+    enter_bots_and_start,
     expected_next_tables,
     follow,
     player,
@@ -38,16 +39,8 @@ async def bot_tournament(
     tournament_id = created.tournament_id
     assert (created.rounds, created.change_every, created.max_per_table) == (20, 5, 8)
     assert created.ruleset == "ostfriesland" and created.status == "registration"
-    for number in range(entrants):
-        await stub.Register(
-            pb.RegisterEntrantRequest(
-                tournament_id=tournament_id, bot_name=f"B{number:02d}", bot_level="heuristic"
-            ),
-            metadata=player(ORGANIZER),
-        )
-    await stub.StartTournament(
-        pb.StartTournamentRequest(tournament_id=tournament_id), metadata=player(ORGANIZER)
-    )
+    names = [f"B{number:02d}" for number in range(entrants)]
+    await enter_bots_and_start(stub, tournament_id, ORGANIZER, names, "heuristic")
     return tournament_id
 
 
