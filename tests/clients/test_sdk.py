@@ -232,7 +232,8 @@ async def test_an_action_whose_answer_was_lost_is_retried_with_its_request_id_an
     assert len(lose.request_ids) == 2 and len(set(lose.request_ids)) == 1
     assert result.request_id == lose.request_ids[0]
     assert result.version == view.version + 1  # applied once, not twice
-    assert result.view.version == result.version
+    # A retry shows the seat's view as it is now: the bot may have moved since.
+    assert result.view.version >= result.version
 
 
 async def test_a_repeated_request_id_returns_the_first_answer(platform, address):
