@@ -119,9 +119,11 @@ async def test_a_request_retried_after_the_match_moved_on_shows_the_view_as_it_i
         rng = random.Random(3)
         action = pick(view, rng)
         first = await mover.act(match.match_id, action, request_id="once")
-        taken = await play_actions(match.match_id, clients, rng, 3)
+        # One more action: were the mover to act more often (a skip brings the turn back), its
+        # kept answers would no longer hold this one.
+        taken = await play_actions(match.match_id, clients, rng, 1)
         now = await mover.view(match.match_id)
-        assert taken and now.version == first.version + taken
+        assert taken == 1 and now.version == first.version + 1
         again = await mover.act(match.match_id, action, request_id="once")
         assert again.version == first.version and list(again.events) == list(first.events)
         assert again.view == now

@@ -396,18 +396,19 @@ class MatchStore:
         each match is stored whole or not at all, and one that exists already (a retried
         request id) is left as it is: "conflict"."""
         durable = self.durability.min_replicas > 0
+        deadline_keys = set()
         async with self.redis.pipeline(transaction=False) as pipe:
             for new in matches:
                 keys, args = self._commit_call(*new.commit_args())
                 if new.deadline is not None:
-                    pipe.zadd(
-                        self.deadlines_of(new.record.match_id),
-                        {new.record.match_id: new.deadline},
-                        lt=True,
-                    )
+                    deadline_keys.add(deadlines := self.deadlines_of(new.record.match_id))
+                    pipe.zadd(deadlines, {new.record.match_id: new.deadline}, lt=True)
                 queue_script(pipe, self._commit, keys, args)
                 if durable:
                     self.durability.wait_after(pipe, keys[0])
+            if durable:  # one WAIT per deadline shard covers every deadline queued before it
+                for deadlines in sorted(deadline_keys):
+                    self.durability.wait_after(pipe, deadlines)
             replies = iter(await pipe.execute(raise_on_error=False))
         committed = []
         for new in matches:
@@ -424,6 +425,8 @@ class MatchStore:
                 self.durability.check(confirmed)
             ok = reply[0] == b"ok"
             committed.append(Committed("ok", int(reply[1])) if ok else Committed("conflict"))
+        for confirmed in replies:
+            self.durability.check(confirmed)
         return committed
 
     async def settle_new(self, settled: list[tuple[str, float | None, bool]]) -> None:
@@ -441,12 +444,16 @@ class MatchStore:
         self, match_id: str, deadline: float, keys: list[str], args: list[str | bytes]
     ) -> Any:
         durable = self.durability.min_replicas > 0
+        deadlines = self.deadlines_of(match_id)
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zadd(self.deadlines_of(match_id), {match_id: deadline}, lt=True)
+            pipe.zadd(deadlines, {match_id: deadline}, lt=True)
+            if durable:  # a deadline lost in a failover would leave a bot's turn waiting forever
+                self.durability.wait_after(pipe, deadlines)
             queue_script(pipe, self._commit, keys, args)
             if durable:
                 self.durability.wait_after(pipe, keys[0])
-            deadline_set, reply, *confirmed = await pipe.execute(raise_on_error=False)
+            replies = await pipe.execute(raise_on_error=False)
+        deadline_set, reply = replies[0], replies[2 if durable else 1]
         if isinstance(deadline_set, Exception):
             raise deadline_set
         if isinstance(reply, NoScriptError):  # Redis restarted: the script is loaded again
@@ -454,7 +461,8 @@ class MatchStore:
         if isinstance(reply, Exception):
             raise reply
         if durable:
-            self.durability.check(confirmed[0])
+            self.durability.check(replies[1])
+            self.durability.check(replies[3])
         return reply
 
     async def read_events(
@@ -485,7 +493,17 @@ class MatchStore:
 
     async def set_deadline(self, match_id: str, due: float, only_earlier: bool = False) -> None:
         """Set the match's deadline; ``only_earlier`` leaves a sooner one in place."""
-        await self.redis.zadd(self.deadlines_of(match_id), {match_id: due}, lt=only_earlier)
+        deadlines = self.deadlines_of(match_id)
+        if self.durability.min_replicas == 0:
+            await self.redis.zadd(deadlines, {match_id: due}, lt=only_earlier)
+            return
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(deadlines, {match_id: due}, lt=only_earlier)
+            self.durability.wait_after(pipe, deadlines)
+            added, confirmed = await pipe.execute(raise_on_error=False)
+        if isinstance(added, Exception):
+            raise added
+        self.durability.check(confirmed)
 
     async def clear_deadline(self, match_id: str) -> None:
         await self.redis.zrem(self.deadlines_of(match_id), match_id)
@@ -520,7 +538,16 @@ class MatchStore:
         if await self.redis.exists(marker):
             return
         stream = results_stream_of(result.match_id, self.shards)
-        await self.redis.xadd(stream, result_entry(result))  # type: ignore[arg-type]
+        if self.durability.min_replicas == 0:
+            await self.redis.xadd(stream, result_entry(result))  # type: ignore[arg-type]
+        else:  # the marker only once replicas hold the entry, or a failover could lose both
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.xadd(stream, result_entry(result))  # type: ignore[arg-type]
+                self.durability.wait_after(pipe, stream)
+                added, confirmed = await pipe.execute(raise_on_error=False)
+            if isinstance(added, Exception):
+                raise added
+            self.durability.check(confirmed)
         await self.redis.set(marker, 1, ex=retention_seconds or None)
 
     async def mark_active(self, match_id: str, active: bool) -> None:
