@@ -148,16 +148,18 @@ async def test_only_the_latest_answers_of_each_seat_are_kept_for_retries(redis_s
     sent: dict[int, list[str]] = {0: [], 1: []}
     for n in range(KEPT_ANSWERS_PER_SEAT + 10):
         for seat, request_id in ((0, f"{n}"), (1, f"{n}a"), (1, f"{n}b")):
-            stored, answers = await store.load_with_answers(record.match_id, seat)
-            assert stored is not None and stored.version == version
-            answered = (answers, request_id, f"answer {request_id}".encode())
+            current = await store.load_current(record.match_id)
+            assert current is not None and current.stored.version == version
+            answered = (current.answers(seat), request_id, f"answer {request_id}".encode())
             committed = await store.commit(record.match_id, version, record, b"", [], answered)
             assert committed.status == "ok"
             sent[seat].append(request_id)
             version += 1
     assert await client.hlen(f"{match_key(record.match_id)}:requests") == 2
     for seat, request_ids in sent.items():
-        _, answers = await store.load_with_answers(record.match_id, seat)
+        current = await store.load_current(record.match_id)
+        assert current is not None
+        answers = current.answers(seat)
         for request_id in request_ids[-KEPT_ANSWERS_PER_SEAT:]:
             assert answers.answer(request_id) == f"answer {request_id}".encode()
         for request_id in request_ids[:-KEPT_ANSWERS_PER_SEAT]:

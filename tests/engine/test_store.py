@@ -10,7 +10,14 @@ import pytest
 import redis.asyncio
 
 from maumau.common.redis_server import EmbeddedRedis
-from maumau.engine.store import MatchRecord, MatchStore, stream_position
+from maumau.engine.store import (
+    MatchCache,
+    MatchRecord,
+    MatchStore,
+    Stored,
+    match_key,
+    stream_position,
+)
 
 
 @pytest.fixture
@@ -95,8 +102,61 @@ async def test_a_match_hash_and_its_kept_answers_stay_packed(store: MatchStore) 
     new.names = ["a name of some length " * 3] * 2
     state = bytes(range(256)) * 2
     await store.commit(new.match_id, None, new, state, [])
-    _, answers = await store.load_with_answers(new.match_id, 0)
-    await store.commit(new.match_id, 1, new, state, [], (answers, "r1", b"answer " * 40))
+    current = await store.load_current(new.match_id)
+    assert current is not None
+    await store.commit(new.match_id, 1, new, state, [], (current.answers(0), "r1", b"answer " * 40))
     key = f"match:{{{new.match_id}}}"
     for name in (key, f"{key}:requests"):
         assert await store.redis.object("encoding", name) in (b"ziplist", b"listpack"), name
+
+
+async def test_a_replica_remembers_its_commits_and_a_conflict_brings_the_match_as_it_is(
+    redis_server: EmbeddedRedis,
+) -> None:
+    """A change starts from what the replica last read or committed, without a read; when
+    another replica moved the match on meanwhile, the commit is refused and the refusal brings
+    the match as it is now (version, state, every seat's kept answers), again without a read.
+    A match that is gone is forgotten."""
+    clients = [redis.asyncio.Redis.from_url(redis_server.url) for _ in range(2)]
+    here, there = (MatchStore(client, cache=MatchCache(10)) for client in clients)
+    new = record()
+    assert (await here.commit(new.match_id, None, new, b"s1", [])).status == "ok"
+    first = await here.current(new.match_id)
+    assert first is not None and not first.fresh
+    assert (first.stored.version, first.stored.state, first.requests) == (1, b"s1", {})
+
+    read = await there.current(new.match_id)
+    assert read is not None and read.fresh
+    answered = (read.answers(1), "r1", b"answer 1")
+    assert (await there.commit(new.match_id, 1, new, b"s2", [], answered)).status == "ok"
+    assert (await here.commit(new.match_id, 1, new, b"s3", [])).status == "conflict"
+    now = await here.current(new.match_id)
+    assert now is not None and not now.fresh
+    assert (now.stored.version, now.stored.state) == (2, b"s2")
+    assert now.answers(1).answer("r1") == b"answer 1" and now.answers(0).kept is None
+
+    answered = (now.answers(0), "r2", b"answer 2")
+    assert (await here.commit(new.match_id, 2, new, b"s4", [], answered)).status == "ok"
+    mine = await here.current(new.match_id)
+    fresh = await here.load_current(new.match_id)
+    assert mine is not None and fresh is not None
+    assert (mine.stored.version, mine.stored.state, mine.requests) == (
+        fresh.stored.version,
+        fresh.stored.state,
+        fresh.requests,
+    )
+
+    await here.redis.delete(match_key(new.match_id))
+    assert (await here.commit(new.match_id, 3, new, b"s5", [])).status == "conflict"
+    assert await here.current(new.match_id) is None
+    for client in clients:
+        await client.aclose()
+
+
+def test_the_cache_forgets_the_least_recently_used_match_first() -> None:
+    cache = MatchCache(2)
+    for match_id in ("a", "b"):
+        cache.committed(match_id, None, Stored(record(), b"", 1), None)
+    assert cache.get("a") is not None  # "b" is now the least recently used
+    cache.committed("c", None, Stored(record(), b"", 1), None)
+    assert [cache.get(m) is not None for m in ("a", "b", "c")] == [True, False, True]

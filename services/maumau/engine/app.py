@@ -24,7 +24,7 @@ from maumau.engine.matches import DEADLINE_OVERDUE, MATCHES_ACTIVE, EngineSettin
 from maumau.engine.players import PlayersService
 from maumau.engine.service import EngineService
 from maumau.engine.settings import Settings
-from maumau.engine.store import ACTIVE, MatchStore, Status
+from maumau.engine.store import ACTIVE, MatchCache, MatchStore, Status
 from maumau.v1 import engine_pb2_grpc, players_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -66,8 +66,9 @@ class EngineApp(Service):
         background = pooled(client, settings.deadline_concurrency + 1, CALL_WAIT_SECONDS)
         health = pooled(client, 1, CALL_WAIT_SECONDS)
         self.clients = (calls, readers, background, health)
-        self.matches = Matches(self._store(calls, settings), settings, secret)
-        self.deadlines = Matches(self._store(background, settings), settings, secret)
+        cache = MatchCache(settings.cached_matches)  # whoever commits, the other reads on
+        self.matches = Matches(self._store(calls, settings, cache), settings, secret)
+        self.deadlines = Matches(self._store(background, settings, cache), settings, secret)
         # A lane's one XREAD must name keys of one Cluster slot: on a cluster, a lane per match.
         lane_size = 1 if is_cluster(client) else FOLLOW_LANE_SIZE
         self.hub = FollowHub(calls, readers, self._live, settings.follow_queue_events, lane_size)
@@ -159,9 +160,9 @@ class EngineApp(Service):
             await pause(stopping, every)
 
     @staticmethod
-    def _store(client: redis.Redis, settings: EngineSettings) -> MatchStore:
+    def _store(client: redis.Redis, settings: EngineSettings, cache: MatchCache) -> MatchStore:
         durability = Durability(client, settings.min_replicas, settings.wait_ms)
-        return MatchStore(client, durability, settings.shards)
+        return MatchStore(client, durability, settings.shards, cache)
 
     async def _live(self, match_id: str) -> bool:
         stored = await self.matches.store.load(match_id)

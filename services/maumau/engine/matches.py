@@ -80,6 +80,9 @@ class EngineSettings:
     redis_connections: int = 100
     """Connections to Redis for calls; the deadline loop, health and the follow readers have
     their own."""
+    cached_matches: int = 10_000
+    """Matches a replica remembers as it last read or committed them, so an action usually
+    costs one round trip to Redis instead of two (see ``store.MatchCache``)."""
     lobby_seconds: int = 3600
     """A match nobody started goes this long after its last change in the lobby."""
     default_turn_seconds: int = 120
@@ -224,24 +227,40 @@ class Matches:
     ) -> Updated:
         """Apply ``change`` to the latest state, retrying lost races. ``request``: the seat and
         request id of an action; when it was applied before, nothing is computed or written and
-        what was kept of its first answer is returned."""
-        answers: Answers | None = None
+        what was kept of its first answer is returned.
+
+        The change starts from the match as this replica remembers it (``store.current``); the
+        commit's version check catches one that moved on elsewhere. Only a commit confirms what
+        is remembered, so a change that fails, finds nothing to do or finds its request
+        answered on it is computed again from a fresh read before that is answered."""
         for _ in range(MAX_RETRIES):
+            current = await self.store.current(match_id)
+            if current is None:
+                raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no match {match_id!r}")
+            stored = current.stored
+            answers = None
             if request is not None:
                 seat, request_id = request
-                found, answers = await self.store.load_with_answers(match_id, seat)
-                if found is None:
-                    raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no match {match_id!r}")
+                answers = current.answers(seat)
                 earlier = answers.answer(request_id)
                 if earlier is not None:
-                    return Updated(found, None, earlier)
-                stored = found
-            else:
-                stored = await self.load(match_id)
+                    if not current.fresh:  # answered with the match as it is now
+                        self.store.cache.forget(match_id)
+                        continue
+                    return Updated(stored, None, earlier)
             # The change works on a copy: ``stored`` stays the state it was computed from, so the
             # status before and after can be told apart after the commit.
-            result = change(dataclasses.replace(stored, record=stored.record.copy()))
+            try:
+                result = change(dataclasses.replace(stored, record=stored.record.copy()))
+            except Exception:
+                if current.fresh:
+                    raise
+                self.store.cache.forget(match_id)
+                continue
             if result is None:
+                if not current.fresh:
+                    self.store.cache.forget(match_id)
+                    continue
                 return Updated(stored, None)
             answered = None
             if answers is not None and request is not None and result.kept_answer is not None:
@@ -302,11 +321,12 @@ class Matches:
     ) -> Committed:
         """Write ``change`` if the match is still at ``before``'s version (None: new).
 
-        The deadline is set ahead of the commit, in its round trip, so a replica dying right
-        after it leaves no match without its deadline, and again after it (see ``_committed``).
-        Here it is only ever moved earlier: a deadline set by a commit that then lost its race is
-        merely checked early (and pushed back by ``handle_due``), while one moved later could
-        hold up the bot or timer of the state that won."""
+        The deadline is set in the commit's round trip, so a replica dying right after it
+        leaves no match without its deadline: on a single Redis by the commit script itself, on
+        a cluster ahead of it and again after it (see ``_committed``). It is only ever moved
+        earlier: a deadline set by a commit that then lost its race is merely checked early (and
+        pushed back by ``handle_due``), while one moved later could hold up the bot or timer of
+        the state that won."""
         record = change.record
         due = self.next_deadline(change, time.time())
         committed = await self.store.commit(
@@ -334,9 +354,9 @@ class Matches:
         return self.settings.retention_seconds if status == Status.OVER else 0
 
     async def _committed(self, was: Status, change: Change, due: float | None) -> None:
-        """After a commit: count it, set the deadline again (a replica that lost its race or
-        rescheduled an older state may have moved it meanwhile), keep the active set, hand a
-        finished match's result on.
+        """After a commit: count it, set the deadline again where the commit could not set it
+        itself (a cluster: a replica that lost its race or rescheduled an older state may have
+        moved it between), keep the active set, hand a finished match's result on.
 
         The move is stored by now, so a failure here must not fail the call: the deadline set
         before the commit brings the match back to the deadline loop, which finishes the rest."""
@@ -348,7 +368,7 @@ class Matches:
             TIMEOUTS.inc()
         record = change.record
         try:
-            if due is not None:
+            if due is not None and not self.store.deadline_in_commit:
                 await self.store.set_deadline(record.match_id, due, only_earlier=True)
             if record.status != was:
                 await self.store.mark_active(record.match_id, record.status == Status.PLAYING)

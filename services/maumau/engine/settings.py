@@ -109,6 +109,13 @@ class Settings(RedisSettings, TokenSettings, QuotaSettings):
         description="connections to Redis for calls per replica (calls beyond wait for one); "
         "the follow readers, the deadline loop and health have connections of their own",
     )
+    cached_matches: int = Field(
+        10_000,
+        ge=0,
+        le=1_000_000,
+        description="matches one replica remembers as it last read or wrote them (a few KB "
+        "each), so an action costs one round trip to Redis, not two; 0: none",
+    )
     max_follow_streams: int = Field(
         10_000,
         ge=1,
@@ -149,6 +156,7 @@ class Settings(RedisSettings, TokenSettings, QuotaSettings):
             wait_ms=self.redis_wait_ms,
             shards=self.redis_shards,
             redis_connections=self.redis_connections,
+            cached_matches=self.cached_matches,
             max_follow_streams=self.max_follow_streams,
             follow_streams_per_player=self.follow_streams_per_player,
             follow_queue_events=self.follow_queue_events,

@@ -24,8 +24,10 @@ new match).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import struct
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal, cast
@@ -33,7 +35,13 @@ from typing import Any, Literal, cast
 import redis.asyncio as redis
 from redis.exceptions import NoScriptError
 
-from maumau.common.redis_client import DEFAULT_SHARDS, Durability, queue_script, shard_of
+from maumau.common.redis_client import (
+    DEFAULT_SHARDS,
+    Durability,
+    is_cluster,
+    queue_script,
+    shard_of,
+)
 from maumau.common.results import result_entry, results_stream_of, results_streams
 from maumau.v1 import game_pb2
 
@@ -51,17 +59,24 @@ view as it is then), so a seat's answers cost some tens of bytes."""
 
 # Write the new state only if the version is unchanged, append the events, keep the seat's
 # answers. KEYS: match hash, events stream, requests hash, and the list of kept request ids of
-# earlier versions (left by a match live during an upgrade: it expires with the match). ARGV:
+# earlier versions (left by a match live during an upgrade: it expires with the match); on a
+# single Redis also the match's deadline shard (on a cluster it lies in another slot). ARGV:
 # expected version ('' for a new match), meta, state, seat ('' for no answer to keep), the
 # seat's kept answers, seconds the match's keys live from now ('0': for good; a lobby's keys
 # expire unless someone comes, a finished match's after the retention), the events packed,
-# their count. The entry's id leaves room for an id per event (see the docstring above). A
-# request applied before cannot be applied again: its caller read its answer with the version
-# it would have to match, and a caller that read before it was applied finds the version moved
-# on (a conflict, then the answer).
+# their count; with the deadline shard the due time (only ever moved earlier) and the match id.
+# The entry's id leaves room for an id per event (see the docstring above). A request applied
+# before cannot be applied again: its caller read its answer with the version it would have to
+# match, and a caller that read before it was applied finds the version moved on (a conflict,
+# then the answer). A conflict answers the match as it is (version, meta, state, every seat's
+# kept answers; only '' when it is gone), so the caller tries again without reading it first.
 _COMMIT = """
 local version = redis.call('HGET', KEYS[1], 'version')
-if (version or '') ~= ARGV[1] then return {'conflict', version or ''} end
+if (version or '') ~= ARGV[1] then
+  if not version then return {'conflict', ''} end
+  local found = redis.call('HMGET', KEYS[1], 'meta', 'state')
+  return {'conflict', version, found[1] or '', found[2] or '', redis.call('HGETALL', KEYS[3])}
+end
 local next_version = (tonumber(version) or 0) + 1
 redis.call('HSET', KEYS[1], 'version', next_version, 'meta', ARGV[2], 'state', ARGV[3])
 local last = ''
@@ -78,6 +93,7 @@ if count > 0 then
   last = redis.call('XADD', KEYS[2], string.format('%.0f-%.0f', ms, seq), 'p', ARGV[7])
 end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], ARGV[4], ARGV[5]) end
+if KEYS[5] then redis.call('ZADD', KEYS[5], 'LT', ARGV[9], ARGV[10]) end
 if ARGV[6] ~= '0' then
   for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[6]) end
 else
@@ -288,6 +304,65 @@ class Answers:
         return next((a for kept_id, a in kept_answers(self.kept) if kept_id == request_id), None)
 
 
+@dataclass(frozen=True)
+class Current:
+    """A match as a change starts from: the stored match and every seat's kept answers at its
+    version. ``fresh``: read from Redis for this change, not remembered (see MatchCache)."""
+
+    stored: Stored
+    requests: dict[int, bytes]
+    fresh: bool = True
+
+    def answers(self, seat: int) -> Answers:
+        return Answers(seat, self.requests.get(seat))
+
+
+class MatchCache:
+    """The matches this replica read or committed last, each as of its version (at most
+    ``size``, the least recently used forgotten first; 0 remembers nothing).
+
+    A change usually starts from here without reading Redis: the commit's version check refuses
+    one computed from a match that another replica moved on meanwhile, and the refusal brings
+    the match as it is now (see ``_COMMIT``). What is remembered decides nothing by itself: a
+    change that fails or finds nothing to do on it is computed again from a fresh read."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._entries: OrderedDict[str, Current] = OrderedDict()
+
+    def get(self, match_id: str) -> Current | None:
+        entry = self._entries.get(match_id)
+        if entry is not None:
+            self._entries.move_to_end(match_id)
+        return entry
+
+    def put(self, match_id: str, current: Current) -> None:
+        if self.size == 0:
+            return
+        self._entries[match_id] = dataclasses.replace(current, fresh=False)
+        self._entries.move_to_end(match_id)
+        if len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+
+    def forget(self, match_id: str) -> None:
+        self._entries.pop(match_id, None)
+
+    def committed(
+        self, match_id: str, expected: int | None, stored: Stored, kept: tuple[int, bytes] | None
+    ) -> None:
+        """Remember a commit of ``stored`` over version ``expected`` (None: a new match) that
+        kept ``kept`` (seat, its answers); forget the match when what it was is not at hand."""
+        if expected is None:
+            requests: dict[int, bytes] = {}
+        else:
+            before = self._entries.get(match_id)
+            if before is None or before.stored.version != expected:
+                self.forget(match_id)
+                return
+            requests = before.requests if kept is None else {**before.requests, kept[0]: kept[1]}
+        self.put(match_id, Current(stored, requests))
+
+
 def match_key(match_id: str) -> str:
     return f"match:{{{match_id}}}"
 
@@ -304,10 +379,15 @@ class MatchStore:
         client: redis.Redis,
         durability: Durability | None = None,
         shards: int = DEFAULT_SHARDS,
+        cache: MatchCache | None = None,
     ) -> None:
         self.redis = client
         self.durability = durability or Durability(client)
         self.shards = shards
+        self.cache = cache or MatchCache(0)
+        self.deadline_in_commit = not is_cluster(client)
+        """The commit script sets the match's deadline itself: on a single Redis a script may
+        touch any key; on a cluster the deadlines lie in other slots."""
         self.deadline_keys = [deadlines_key(shard) for shard in range(shards)]
         self.result_keys = results_streams(shards)
         self._commit = client.register_script(_COMMIT)
@@ -320,19 +400,26 @@ class MatchStore:
             return None
         return Stored(MatchRecord.from_json(meta), state or b"", int(version))
 
-    async def load_with_answers(self, match_id: str, seat: int) -> tuple[Stored | None, Answers]:
-        """The match and the answers its ``seat`` keeps, in one round trip (the hot path of
-        every action). The answers are read after the match: when a commit comes in between,
-        they are newer than the match read, and a commit at the version read fails."""
+    async def current(self, match_id: str) -> Current | None:
+        """The match as a change starts from: as this replica remembers it, else as read."""
+        return self.cache.get(match_id) or await self.load_current(match_id)
+
+    async def load_current(self, match_id: str) -> Current | None:
+        """The match and every seat's kept answers, read in one round trip (and remembered).
+        The answers are read after the match: when a commit comes in between, they are newer
+        than the match read, and a commit at the version read fails."""
         key = match_key(match_id)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hmget(key, ["version", "meta", "state"])
-            pipe.hget(f"{key}:requests", str(seat))
+            pipe.hgetall(f"{key}:requests")
             (version, meta, state), kept = await pipe.execute()
-        answers = Answers(seat, kept)
         if version is None or meta is None:
-            return None, answers
-        return Stored(MatchRecord.from_json(meta), state or b"", int(version)), answers
+            self.cache.forget(match_id)
+            return None
+        stored = Stored(MatchRecord.from_json(meta), state or b"", int(version))
+        current = Current(stored, {int(seat): answers for seat, answers in kept.items()})
+        self.cache.put(match_id, current)
+        return current
 
     async def commit(
         self,
@@ -346,19 +433,36 @@ class MatchStore:
         deadline: float | None = None,
     ) -> Committed:
         """Run the commit script; ``answered``: the seat's answers as read with the match, the
-        request id and the answer to keep with them. ``deadline`` (only ever moved earlier) goes
-        ahead of it in the same round trip. It is not part of the script: the deadlines live in
-        a global key, outside the match's Cluster slot."""
+        request id and the answer to keep with them. ``deadline`` is only ever moved earlier:
+        on a single Redis by the script, on a cluster (where the deadlines lie outside the
+        match's slot) ahead of it in the same round trip. The cache remembers the outcome: the
+        match as committed, or as the conflict found it."""
+        kept = None
+        if answered is not None:
+            answers, request_id, answer = answered
+            kept = answers.seat, with_answer(answers.kept, request_id, answer)
         keys, args = self._commit_call(
-            match_id, expected_version, record, state, events, answered, retention_seconds
+            match_id, expected_version, record, state, events, kept, retention_seconds
         )
         if deadline is None:
             reply = await self.durability.run_script(self._commit, keys, args)
+        elif self.deadline_in_commit:
+            keys.append(self.deadlines_of(match_id))
+            args += [repr(deadline), match_id]
+            reply = await self.durability.run_script(self._commit, keys, args)
         else:
             reply = await self._commit_after_deadline(match_id, deadline, keys, args)
-        status = reply[0].decode()
-        if status == "ok":
-            return Committed("ok", int(reply[1]))
+        if reply[0] == b"ok":
+            version = int(reply[1])
+            self.cache.committed(match_id, expected_version, Stored(record, state, version), kept)
+            return Committed("ok", version)
+        if len(reply) == 2:  # the match is gone
+            self.cache.forget(match_id)
+        else:
+            _, version, meta, found, requests = reply
+            stored = Stored(MatchRecord.from_json(meta), found, int(version))
+            seats = {int(requests[n]): requests[n + 1] for n in range(0, len(requests), 2)}
+            self.cache.put(match_id, Current(stored, seats))
         return Committed("conflict")
 
     @staticmethod
@@ -368,22 +472,19 @@ class MatchStore:
         record: MatchRecord,
         state: bytes,
         events: list[bytes],
-        answered: tuple[Answers, str, bytes] | None,
+        kept: tuple[int, bytes] | None,
         retention_seconds: int,
     ) -> tuple[list[str], list[str | bytes]]:
-        """The commit script's keys and arguments."""
+        """The commit script's keys and arguments; ``kept``: a seat and its answers to keep."""
         key = match_key(match_id)
         keys = [key, f"{key}:events", f"{key}:requests", f"{key}:answered"]
-        seat, kept = "", b""
-        if answered is not None:
-            answers, request_id, answer = answered
-            seat, kept = str(answers.seat), with_answer(answers.kept, request_id, answer)
+        seat, answers = ("", b"") if kept is None else (str(kept[0]), kept[1])
         args: list[str | bytes] = [
             "" if expected_version is None else str(expected_version),
             record.to_json(),
             state,
             seat,
-            kept,
+            answers,
             str(retention_seconds),
             packed_events(events),
             str(len(events)),
@@ -423,8 +524,12 @@ class MatchStore:
                 raise reply
             if durable:
                 self.durability.check(confirmed)
-            ok = reply[0] == b"ok"
-            committed.append(Committed("ok", int(reply[1])) if ok else Committed("conflict"))
+            if reply[0] == b"ok":
+                stored = Stored(new.record, new.state, int(reply[1]))
+                self.cache.committed(new.record.match_id, None, stored, None)
+                committed.append(Committed("ok", stored.version))
+            else:
+                committed.append(Committed("conflict"))
         for confirmed in replies:
             self.durability.check(confirmed)
         return committed
