@@ -233,10 +233,11 @@ class EngineClient:
     channel: grpc.aio.Channel
     players: list[tuple[str, str]] = field(default_factory=list)
     """(player id, player token) per seat it plays."""
+    engine: engine_pb2_grpc.EngineStub = field(init=False)
+    """Made once, as the ceiling's client makes its one method once."""
 
-    @property
-    def engine(self) -> engine_pb2_grpc.EngineStub:
-        return engine_pb2_grpc.EngineStub(self.channel)
+    def __post_init__(self) -> None:
+        self.engine = engine_pb2_grpc.EngineStub(self.channel)
 
     async def register(self, seats: int) -> None:
         stub = players_pb2_grpc.PlayersStub(self.channel)

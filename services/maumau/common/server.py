@@ -13,7 +13,7 @@ import contextlib
 import inspect
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 from wsgiref.simple_server import WSGIServer
 
@@ -199,7 +199,12 @@ def start_metrics_server(port: int, host: str) -> WSGIServer:
 
 class _CallInterceptor(grpc.aio.ServerInterceptor):
     """Counts and times every unary and server-streaming call, and turns the errors that
-    `errors.status_for` knows into statuses, so servicers may simply raise them."""
+    `errors.status_for` knows into statuses, so servicers may simply raise them. Each method's
+    wrapped handler is made once, at its first call, with its metrics' label values bound."""
+
+    def __init__(self) -> None:
+        self._wrapped: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
+        """Only methods the server has: a call of an unknown one finds no handler to keep."""
 
     async def intercept_service(
         self,
@@ -208,63 +213,90 @@ class _CallInterceptor(grpc.aio.ServerInterceptor):
         ],
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        name = handler_call_details.method
+        wrapped = self._wrapped.get(name)
+        if wrapped is not None:
+            return wrapped
         handler = await continuation(handler_call_details)
         if handler is None:
             return handler
-        service, _, method = handler_call_details.method.lstrip("/").rpartition("/")
         if handler.unary_unary is not None:
             factory, behavior = grpc.unary_unary_rpc_method_handler, handler.unary_unary
         elif handler.unary_stream is not None:
             factory, behavior = grpc.unary_stream_rpc_method_handler, handler.unary_stream
         else:
             return handler  # the platform has no client-streaming calls
-        return factory(
-            _wrap(behavior, service, method),
+        service, _, method = name.lstrip("/").rpartition("/")
+        wrap = _streaming if inspect.isasyncgenfunction(behavior) else _unary
+        wrapped = factory(
+            wrap(behavior, _Observed(service, method)),
             request_deserializer=handler.request_deserializer,
             response_serializer=handler.response_serializer,
         )
+        self._wrapped[name] = wrapped
+        return wrapped
 
 
-def _wrap(behavior: Callable[..., Any], service: str, method: str) -> Callable[..., Any]:
-    if inspect.isasyncgenfunction(behavior):
+class _Observed:
+    """One method's metrics: its start and end counters and its timing, label values bound."""
 
-        async def stream(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-            async with _observed(service, method, context):
-                async for response in behavior(request, context):
-                    yield response
+    def __init__(self, service: str, method: str) -> None:
+        self.labels = (service, method)
+        self.started = STARTED.labels(service, method)
+        self.seconds = HANDLING_SECONDS.labels(service, method)
+        self.handled: dict[grpc.StatusCode, prometheus_client.Counter] = {}
 
-        return stream
+    def ended(self, code: grpc.StatusCode, started: float) -> None:
+        counter = self.handled.get(code)
+        if counter is None:
+            counter = self.handled[code] = HANDLED.labels(*self.labels, code.name)
+        counter.inc()
+        self.seconds.observe(time.perf_counter() - started)
 
+
+def _ended_code(
+    context: grpc.aio.ServicerContext[Any, Any], error: BaseException
+) -> grpc.StatusCode:
+    """The status a call that raised ``error`` ends with: the one it was aborted with, UNKNOWN
+    for an error no status maps to, CANCELLED when the client, a deadline or shutdown ended it."""
+    if isinstance(error, grpc.aio.AbortError):
+        return context.code() or grpc.StatusCode.UNKNOWN
+    if isinstance(error, Exception):
+        return grpc.StatusCode.UNKNOWN
+    return grpc.StatusCode.CANCELLED
+
+
+def _unary(behavior: Callable[..., Any], observed: _Observed) -> Callable[..., Any]:
     async def call(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-        async with _observed(service, method, context):
-            return await behavior(request, context)
+        observed.started.inc()
+        started = time.perf_counter()
+        try:
+            try:
+                response = await behavior(request, context)
+            except Exception as error:
+                await errors.abort_for(context, error)
+        except BaseException as error:
+            observed.ended(_ended_code(context, error), started)
+            raise
+        observed.ended(context.code() or grpc.StatusCode.OK, started)
+        return response
 
     return call
 
 
-@contextlib.asynccontextmanager
-async def _observed(
-    service: str, method: str, context: grpc.aio.ServicerContext[Any, Any]
-) -> AsyncIterator[None]:
-    """Record one call's start, end and status code; translate known errors to statuses."""
-    STARTED.labels(service, method).inc()
-    started = time.perf_counter()
-    try:
+def _streaming(behavior: Callable[..., Any], observed: _Observed) -> Callable[..., Any]:
+    async def stream(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        observed.started.inc()
+        started = time.perf_counter()
         try:
-            yield
-        except Exception as error:
-            await errors.abort_for(context, error)
-    except grpc.aio.AbortError:
-        code = context.code() or grpc.StatusCode.UNKNOWN
-        raise
-    except Exception:
-        code = grpc.StatusCode.UNKNOWN
-        raise
-    except BaseException:  # cancelled by the client, a deadline, or shutdown
-        code = grpc.StatusCode.CANCELLED
-        raise
-    else:
-        code = context.code() or grpc.StatusCode.OK
-    finally:
-        HANDLED.labels(service, method, code.name).inc()
-        HANDLING_SECONDS.labels(service, method).observe(time.perf_counter() - started)
+            try:
+                async for response in behavior(request, context):
+                    yield response
+            except Exception as error:
+                await errors.abort_for(context, error)
+        except BaseException as error:
+            observed.ended(_ended_code(context, error), started)
+            raise
+        observed.ended(context.code() or grpc.StatusCode.OK, started)
+
+    return stream

@@ -7,7 +7,6 @@ on a lost race read again and recompute. So two replicas never lose or double a 
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -251,7 +250,7 @@ class Matches:
             # The change works on a copy: ``stored`` stays the state it was computed from, so the
             # status before and after can be told apart after the commit.
             try:
-                result = change(dataclasses.replace(stored, record=stored.record.copy()))
+                result = change(Stored(stored.record.copy(), stored.state, stored.version))
             except Exception:
                 if current.fresh:
                     raise
