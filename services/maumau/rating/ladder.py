@@ -289,7 +289,7 @@ def rate(result: Result, priors: Mapping[str, Skill], place: Sequence[int]) -> d
     if len(sides) < 2:
         return {}
     ratings = iter(_RATINGS)
-    teams = []
+    teams = _Teams()
     for side in sides.values():
         team = []
         for seat in side:
@@ -307,7 +307,29 @@ def rate(result: Result, priors: Mapping[str, Skill], place: Sequence[int]) -> d
 
 _RATINGS = [MODEL.rating() for _ in range(8)]
 """openskill rating objects refilled for each match (one per seat): building one draws a uuid4,
-which costs a good part of a rating update, and ``rate()`` copies its input and never changes it."""
+which costs a good part of a rating update."""
+
+_COPIES = [MODEL.rating() for _ in range(8)]
+"""The objects ``rate()`` works on and answers with, refilled by :class:`_Teams` for each match."""
+
+
+class _Teams(list[list[Any]]):
+    """The teams handed to openskill's ``rate()``, which deep-copies them before it computes (so
+    a caller's ratings never change): a copy of these refills the pooled :data:`_COPIES` instead
+    of building new rating objects, each with a uuid4 (half of a bare ``rate()`` call). The
+    update is the same to the bit (tests/rating/test_ladder.py); the answer is read at once."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[list[Any]]:
+        copies = iter(_COPIES)
+        teams = []
+        for team in self:
+            copied = []
+            for rating in team:
+                copy = next(copies)
+                copy.mu, copy.sigma = rating.mu, rating.sigma
+                copied.append(copy)
+            teams.append(copied)
+        return teams
 
 
 def _combined(prior: Skill, ratings: list[Any]) -> Skill:
