@@ -318,34 +318,22 @@ class RatingStore:
             pending.setdefault(result.preset, []).append(result)
         applied: set[str] = set()
         while pending:
-            steps = [
-                _Step(preset, fresh, states)
-                for preset, (fresh, states) in (await self._read(pending)).items()
-                if fresh
-            ]
-            statuses = await self.durability.run_scripts(
-                self._apply, [self._commit_args(step) for step in steps]
-            )
+            steps = await self._read(pending)
             retry: dict[str, list[Result]] = {}
-            done = []
-            for step, status in zip(steps, statuses, strict=True):
-                if status == b"ok":
+            for step, committed in zip(steps, await self._commit(steps), strict=True):
+                if committed:
                     applied.update(result.match_id for result in step.fresh)
-                    done.append(step)
                 else:
                     outcome.conflicts += 1
                     retry[step.preset] = pending[step.preset]
-            await self._publish_ratings(done)
             pending = retry
         outcome.applied = [match_id for match_id in unique if match_id in applied]
         outcome.duplicates += [match_id for match_id in unique if match_id not in applied]
         return outcome
 
-    async def _read(
-        self, by_preset: dict[str, list[Result]]
-    ) -> dict[str, tuple[list[Result], dict[str, PresetState]]]:
-        """Per preset: its results not applied yet, and the states (by rated id) of everyone
-        rated in its results; one round trip for every preset."""
+    async def _read(self, by_preset: dict[str, list[Result]]) -> list[_Step]:
+        """Per preset with results not applied yet: those, and the states (by rated id) of
+        everyone rated in the preset's results; one round trip for every preset."""
         wanted = {
             preset: list(dict.fromkeys(rated_id for r in results for rated_id in r.rated))
             for preset, results in by_preset.items()
@@ -362,14 +350,25 @@ class RatingStore:
                         "MGET", *(self.state_key(rated_id, preset) for rated_id in wanted[preset])
                     )
             replies = iter(await pipe.execute())
-        read = {}
+        steps = []
         for preset, results in by_preset.items():
             applied = next(replies)
             states = next(replies) if wanted[preset] else []
             fresh = [result for result, seen in zip(results, applied, strict=True) if not seen]
             found = zip(wanted[preset], states, strict=True)
-            read[preset] = (fresh, {rated_id: PresetState(state) for rated_id, state in found})
-        return read
+            if fresh:
+                steps.append(_Step(preset, fresh, {r: PresetState(state) for r, state in found}))
+        return steps
+
+    async def _commit(self, steps: list[_Step]) -> list[bool]:
+        """Apply each step in memory and write it, all in one round trip; for each, whether it
+        was written (False: one of its matches or players changed since it was read)."""
+        statuses = await self.durability.run_scripts(
+            self._apply, [self._commit_args(step) for step in steps]
+        )
+        committed = [status == b"ok" for status in statuses]
+        await self._publish_ratings([step for step, ok in zip(steps, committed, strict=True) if ok])
+        return committed
 
     def _commit_args(self, step: _Step) -> tuple[list[str], list[Any]]:
         """Apply ``step``'s results to its states in memory, in order; the keys and arguments
