@@ -72,19 +72,23 @@ _APPLY = """
 local p = cjson.decode(ARGV[1])
 local m, n, keep = p.matches, p.players, tonumber(ARGV[2])
 if redis.call('EXISTS', unpack(KEYS, 2, m + 1)) > 0 then return 'conflict' end
-for i = 1, n do
-  if (redis.call('GET', KEYS[1 + m + i]) or '') ~= ARGV[2 + m + i] then return 'conflict' end
+if n > 0 then
+  local current = redis.call('MGET', unpack(KEYS, m + 2, m + n + 1))
+  for i = 1, n do
+    if (current[i] or '') ~= ARGV[2 + m + i] then return 'conflict' end
+  end
 end
 local seq = redis.call('INCRBY', KEYS[1], m) - m
-local writes = {}
 for i = 1, m do
-  writes[2 * i - 1], writes[2 * i] = KEYS[1 + i], (seq + i) .. ' ' .. ARGV[2 + i]
+  redis.call('SET', KEYS[1 + i], (seq + i) .. ' ' .. ARGV[2 + i], 'EX', p.expire)
 end
-for i = 1, n do
-  writes[2 * (m + i) - 1], writes[2 * (m + i)] = KEYS[1 + m + i], ARGV[2 + m + n + i]
+if n > 0 then
+  local writes = {}
+  for i = 1, n do
+    writes[2 * i - 1], writes[2 * i] = KEYS[1 + m + i], ARGV[2 + m + n + i]
+  end
+  redis.call('MSET', unpack(writes))
 end
-redis.call('MSET', unpack(writes))
-for i = 1, m do redis.call('EXPIRE', KEYS[1 + i], p.expire) end
 for _, z in ipairs(p.sorted) do
   redis.call('ZADD', KEYS[z[1]], unpack(z[2]))
   if z[3] and redis.call('ZCARD', KEYS[z[1]]) >= 2 * keep then
