@@ -367,7 +367,7 @@ class Matches:
             TIMEOUTS.inc()
         record = change.record
         try:
-            if due is not None and not self.store.deadline_in_commit:
+            if due is not None and not self.store.one_node:
                 await self.store.set_deadline(record.match_id, due, only_earlier=True)
             if record.status != was:
                 await self.store.mark_active(record.match_id, record.status == Status.PLAYING)

@@ -184,11 +184,16 @@ def with_answer(value: bytes | None, request_id: str, answer: bytes) -> bytes:
 
 
 # Claim due deadlines: push each one a lease into the future, so a replica that dies while
-# handling it leaves it to come due again. ARGV: now, lease seconds, how many.
+# handling it leaves it to come due again. KEYS: deadline shards (on a single Redis all of them,
+# on a cluster one). ARGV: now, lease seconds, how many from each shard.
 _CLAIM = """
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
-for _, member in ipairs(due) do
-  redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), member)
+local due = {}
+for _, key in ipairs(KEYS) do
+  local found = redis.call('ZRANGEBYSCORE', key, '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
+  for _, member in ipairs(found) do
+    redis.call('ZADD', key, tonumber(ARGV[1]) + tonumber(ARGV[2]), member)
+    due[#due + 1] = member
+  end
 end
 return due
 """
@@ -388,9 +393,10 @@ class MatchStore:
         self.durability = durability or Durability(client)
         self.shards = shards
         self.cache = cache or MatchCache(0)
-        self.deadline_in_commit = not is_cluster(client)
-        """The commit script sets the match's deadline itself: on a single Redis a script may
-        touch any key; on a cluster the deadlines lie in other slots."""
+        self.one_node = not is_cluster(client)
+        """A single Redis, where one script may touch any key: the commit script sets the
+        match's deadline itself, and one claims from every deadline shard. On a cluster the
+        deadlines lie in other slots than the match and than each other."""
         self.deadline_keys = [deadlines_key(shard) for shard in range(shards)]
         self.result_keys = results_streams(shards)
         self._commit = client.register_script(_COMMIT)
@@ -449,7 +455,7 @@ class MatchStore:
         )
         if deadline is None:
             reply = await self.durability.run_script(self._commit, keys, args)
-        elif self.deadline_in_commit:
+        elif self.one_node:
             keys.append(self.deadlines_of(match_id))
             args += [repr(deadline), match_id]
             reply = await self.durability.run_script(self._commit, keys, args)
@@ -622,9 +628,13 @@ class MatchStore:
         return due
 
     async def claim_due(self, now: float, lease_seconds: float, limit: int) -> list[str]:
-        """Claim up to ``limit`` due deadlines, a share from every shard, in one round trip
-        (on a cluster, one per node)."""
+        """Claim up to ``limit`` due deadlines, a share from every shard, in one round trip:
+        on a single Redis one script for every shard (the loop polls often, and a script per
+        shard cost as much as the moves between two polls), on a cluster one per shard."""
         each = -(-limit // self.shards)
+        if self.one_node:
+            found = await self._claim(keys=self.deadline_keys, args=[now, lease_seconds, each])
+            return [member.decode() for member in found]
         async with self.redis.pipeline(transaction=False) as pipe:
             for key in self.deadline_keys:
                 queue_script(pipe, self._claim, [key], [now, lease_seconds, each])
