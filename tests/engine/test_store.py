@@ -9,8 +9,9 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio
 
+from maumau import fairness
 from maumau.common.redis_server import EmbeddedRedis
-from maumau.engine.store import MatchRecord, MatchStore, stream_position
+from maumau.engine.store import MatchRecord, MatchStore, Status, stream_position
 
 
 @pytest.fixture
@@ -85,6 +86,30 @@ def test_a_record_is_stored_as_its_values_and_one_of_an_earlier_version_reads() 
     earlier = json.dumps(vars(new))
     assert MatchRecord.from_json(earlier) == new
     assert len(text) < 0.75 * len(json.dumps(vars(new), separators=(",", ":")))
+
+
+def test_a_record_leaves_out_the_seeds_its_server_seed_gives() -> None:
+    """The seed commitment and the deal seed follow from the server seed and the nonces: a
+    record stores them empty and reads them back derived (130 bytes less per match); a lobby's
+    deal seed stays empty, and seeds that do not follow (or records of earlier versions, which
+    stored them) read as stored."""
+    lobby = record()
+    lobby.server_seed = fairness.new_server_seed()
+    lobby.seed_commitment = fairness.commitment(lobby.server_seed)
+    lobby.nonces = ["n0", ""]
+    text = lobby.to_json()
+    assert lobby.seed_commitment not in text
+    assert MatchRecord.from_json(text) == lobby
+    playing = lobby.copy()
+    playing.status = Status.PLAYING
+    playing.deal_seed = fairness.deal_seed(playing.server_seed, playing.nonces)
+    text = playing.to_json()
+    assert playing.deal_seed not in text and playing.seed_commitment not in text
+    assert MatchRecord.from_json(text) == playing
+    assert len(text) <= len(json.dumps(list(vars(playing).values()))) - 128
+    assert MatchRecord.from_json(json.dumps(vars(playing))) == playing
+    playing.deal_seed = "not derived"
+    assert MatchRecord.from_json(playing.to_json()) == playing
 
 
 async def test_a_match_hash_and_its_kept_answers_stay_packed(store: MatchStore) -> None:
