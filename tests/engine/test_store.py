@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import struct
 import uuid
 from collections.abc import AsyncIterator
 
@@ -11,7 +12,7 @@ import redis.asyncio
 
 from maumau import fairness
 from maumau.common.redis_server import EmbeddedRedis
-from maumau.engine.store import MatchRecord, MatchStore, Status, stream_position
+from maumau.engine.store import KeptAnswer, MatchRecord, MatchStore, Status, stream_position
 
 
 @pytest.fixture
@@ -121,7 +122,50 @@ async def test_a_match_hash_and_its_kept_answers_stay_packed(store: MatchStore) 
     state = bytes(range(256)) * 2
     await store.commit(new.match_id, None, new, state, [])
     _, answers = await store.load_with_answers(new.match_id, 0)
-    await store.commit(new.match_id, 1, new, state, [], (answers, "r1", b"answer " * 40))
+    await store.commit(new.match_id, 1, new, state, [b"e" * 40], (answers, "r1"))
     key = f"match:{{{new.match_id}}}"
     for name in (key, f"{key}:requests"):
         assert await store.redis.object("encoding", name) in (b"ziplist", b"listpack"), name
+
+
+async def test_a_kept_answer_names_its_commits_stream_entry(store: MatchStore) -> None:
+    """A seat keeps of an answer its request id, version and stream entry: a retry reads the
+    commit's events from there (none for a commit without events)."""
+    new = record()
+    await store.commit(new.match_id, None, new, b"", [b"deal"])
+    for version, (request_id, events) in enumerate([("r1", [b"a", b"b"]), ("r2", [])], 1):
+        _, answers = await store.load_with_answers(new.match_id, 1)
+        await store.commit(new.match_id, version, new, b"", events, (answers, request_id))
+    _, answers = await store.load_with_answers(new.match_id, 1)
+    first, second = answers.answer("r1"), answers.answer("r2")
+    assert first is not None and first.version == 2 and first.answer is None
+    assert await store.entry_events(new.match_id, first.entry_id) == [b"a", b"b"]
+    assert second is not None and (second.version, second.entry_id) == (3, "")
+    assert await store.entry_events(new.match_id, second.entry_id) == []
+    await store.redis.delete(f"match:{{{new.match_id}}}:events")
+    assert await store.entry_events(new.match_id, first.entry_id) is None
+
+
+async def test_answers_kept_by_the_earlier_release_read_and_stay_kept(store: MatchStore) -> None:
+    """A seat's field as the earlier release wrote it (each request id with its whole answer)
+    reads after an upgrade; a new answer keeps the latest old one beside it, as it would have
+    kept another new one."""
+    new = record()
+    await store.commit(new.match_id, None, new, b"", [])
+    old = b"".join(
+        struct.pack(">HI", len(request_id), len(answer)) + request_id + answer
+        for request_id, answer in [(b"o1", b"first answer"), ("ö2".encode(), b"second")]
+    )
+    await store.redis.hset(f"match:{{{new.match_id}}}:requests", "0", old)
+    _, answers = await store.load_with_answers(new.match_id, 0)
+    assert [answers.answer(r) for r in ("o1", "ö2")] == [
+        KeptAnswer(0, "", b"first answer"),
+        KeptAnswer(0, "", b"second"),
+    ]
+    await store.commit(new.match_id, 1, new, b"", [b"e"], (answers, "n1"))
+    _, answers = await store.load_with_answers(new.match_id, 0)
+    assert answers.answer("o1") is None
+    assert answers.answer("ö2") == KeptAnswer(0, "", b"second")
+    kept = answers.answer("n1")
+    assert kept is not None and kept.version == 2
+    assert await store.entry_events(new.match_id, kept.entry_id) == [b"e"]
