@@ -130,7 +130,8 @@ async def test_a_match_hash_and_its_kept_answers_stay_packed(store: MatchStore) 
 
 async def test_a_kept_answer_names_its_commits_stream_entry(store: MatchStore) -> None:
     """A seat keeps of an answer its request id, version and stream entry: a retry reads the
-    commit's events from there (none for a commit without events)."""
+    commit's events from there (none for a commit without events). A request id of lowercase
+    hex digits (what the clients send) is kept as the bytes it spells, any other as it is."""
     new = record()
     await store.commit(new.match_id, None, new, b"", [b"deal"])
     for version, (request_id, events) in enumerate([("r1", [b"a", b"b"]), ("r2", [])], 1):
@@ -142,6 +143,27 @@ async def test_a_kept_answer_names_its_commits_stream_entry(store: MatchStore) -
     assert await store.entry_events(new.match_id, first.entry_id) == [b"a", b"b"]
     assert second is not None and (second.version, second.entry_id) == (3, "")
     assert await store.entry_events(new.match_id, second.entry_id) == []
+    hex_id, upper, odd = uuid.uuid4().hex, "ABCD", "abc"
+    for version, request_id in enumerate([hex_id, upper, odd], 3):
+        _, answers = await store.load_with_answers(new.match_id, 2)
+        await store.commit(new.match_id, version, new, b"", [b"c"], (answers, request_id))
+    field = await store.redis.hget(f"match:{{{new.match_id}}}:requests", "2")
+    assert bytes.fromhex(hex_id) not in field and b"ABCD" in field and b"abc" in field
+    _, answers = await store.load_with_answers(new.match_id, 2)
+    assert answers.answer(hex_id) is None  # forgotten: the latest two are kept
+    assert [answers.answer(r) is not None for r in (upper, odd, "abcd", "ab")] == [
+        True,
+        True,
+        False,
+        False,
+    ]
+    _, answers = await store.load_with_answers(new.match_id, 1)
+    await store.commit(new.match_id, 6, new, b"", [b"d"], (answers, hex_id))
+    field = await store.redis.hget(f"match:{{{new.match_id}}}:requests", "1")
+    assert bytes.fromhex(hex_id) in field and hex_id.encode() not in field
+    _, answers = await store.load_with_answers(new.match_id, 1)
+    kept = answers.answer(hex_id)
+    assert kept is not None and kept.version == 7 and answers.answer(hex_id.upper()) is None
     await store.redis.delete(f"match:{{{new.match_id}}}:events")
     assert await store.entry_events(new.match_id, first.entry_id) is None
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import struct
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -175,9 +176,12 @@ class KeptAnswer:
     answer: bytes | None = None
 
 
-_REFERENCE, _WHOLE = b"R", b"A"
-"""The kinds of a kept answer: a reference (request id, version, stream entry id) or, carried
-over from an earlier release, the answer itself."""
+_REFERENCE, _HEX_REFERENCE, _WHOLE = b"R", b"H", b"A"
+"""The kinds of a kept answer: a reference (request id, version, stream entry id), the same
+with a request id of lowercase hex digits kept as the bytes they spell (half the size: the
+clients' ids are 32 such digits), or, carried over from an earlier release, the answer
+itself."""
+_HEX_ID = re.compile(r"(?:[0-9a-f]{2})+")
 _OLD_KEPT = struct.Struct(">HI")
 """The head of an answer kept by an earlier release: the request id's length, the answer's."""
 
@@ -185,13 +189,14 @@ _OLD_KEPT = struct.Struct(">HI")
 def kept_answers(value: bytes | None) -> list[tuple[str, KeptAnswer, bytes]]:
     """A seat's kept answers, oldest first, from its field of the requests hash: each with its
     request id and its record as the field holds it. A record is its kind, the request id
-    (a varint length, then its UTF-8), then for a reference the version and the entry's
-    milliseconds and sequence (varints), for a whole answer its length (a varint) and bytes.
+    (a varint length, then its UTF-8, or its bytes for a hex id), then for a reference the
+    version and the entry's milliseconds and sequence (varints), for a whole answer its length
+    (a varint) and bytes.
     A field of an earlier release (first byte the high byte of a 2-byte length, never a kind)
     is a list of (request id length, answer length, request id, answer)."""
     if not value:
         return []
-    if value[:1] not in (_REFERENCE, _WHOLE):
+    if value[:1] not in (_REFERENCE, _HEX_REFERENCE, _WHOLE):
         return [
             (request_id, KeptAnswer(0, "", answer), _whole_record(request_id, answer))
             for request_id, answer in _old_kept_answers(value)
@@ -200,9 +205,10 @@ def kept_answers(value: bytes | None) -> list[tuple[str, KeptAnswer, bytes]]:
     while at < len(value):
         start, kind = at, value[at : at + 1]
         length, at = _read_varint(value, at + 1)
-        request_id = value[at : at + length].decode()
+        spelt = value[at : at + length]
+        request_id = spelt.hex() if kind == _HEX_REFERENCE else spelt.decode()
         number, at = _read_varint(value, at + length)
-        if kind == _REFERENCE:
+        if kind != _WHOLE:
             ms, at = _read_varint(value, at)
             seq, at = _read_varint(value, at)
             answer = KeptAnswer(number, f"{ms}-{seq}" if ms else "")
@@ -236,8 +242,10 @@ def with_answer(value: bytes | None, request_id: str, version: int) -> bytes:
     KEPT_ANSWERS_PER_SEAT forgotten."""
     records = [record for _, _, record in kept_answers(value)]
     earlier = records[max(0, len(records) + 1 - KEPT_ANSWERS_PER_SEAT) :]
-    encoded = request_id.encode()
-    return b"".join([*earlier, _REFERENCE, _varint(len(encoded)), encoded, _varint(version)])
+    kind, encoded = _REFERENCE, request_id.encode()
+    if _HEX_ID.fullmatch(request_id):
+        kind, encoded = _HEX_REFERENCE, bytes.fromhex(request_id)
+    return b"".join([*earlier, kind, _varint(len(encoded)), encoded, _varint(version)])
 
 
 # Claim due deadlines: push each one a lease into the future, so a replica that dies while
