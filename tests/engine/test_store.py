@@ -124,8 +124,8 @@ async def test_a_match_hash_and_its_kept_answers_stay_packed(store: MatchStore) 
     _, answers = await store.load_with_answers(new.match_id, 0)
     await store.commit(new.match_id, 1, new, state, [b"e" * 40], (answers, "r1"))
     key = f"match:{{{new.match_id}}}"
-    for name in (key, f"{key}:requests"):
-        assert await store.redis.object("encoding", name) in (b"ziplist", b"listpack"), name
+    assert await store.redis.object("encoding", key) in (b"ziplist", b"listpack")
+    assert await store.redis.hget(key, "a0")
 
 
 async def test_a_kept_answer_names_its_commits_stream_entry(store: MatchStore) -> None:
@@ -147,7 +147,7 @@ async def test_a_kept_answer_names_its_commits_stream_entry(store: MatchStore) -
     for version, request_id in enumerate([hex_id, upper, odd], 3):
         _, answers = await store.load_with_answers(new.match_id, 2)
         await store.commit(new.match_id, version, new, b"", [b"c"], (answers, request_id))
-    field = await store.redis.hget(f"match:{{{new.match_id}}}:requests", "2")
+    field = await store.redis.hget(f"match:{{{new.match_id}}}", "a2")
     assert bytes.fromhex(hex_id) not in field and b"ABCD" in field and b"abc" in field
     _, answers = await store.load_with_answers(new.match_id, 2)
     assert answers.answer(hex_id) is None  # forgotten: the latest two are kept
@@ -159,7 +159,7 @@ async def test_a_kept_answer_names_its_commits_stream_entry(store: MatchStore) -
     ]
     _, answers = await store.load_with_answers(new.match_id, 1)
     await store.commit(new.match_id, 6, new, b"", [b"d"], (answers, hex_id))
-    field = await store.redis.hget(f"match:{{{new.match_id}}}:requests", "1")
+    field = await store.redis.hget(f"match:{{{new.match_id}}}", "a1")
     assert bytes.fromhex(hex_id) in field and hex_id.encode() not in field
     _, answers = await store.load_with_answers(new.match_id, 1)
     kept = answers.answer(hex_id)
@@ -188,6 +188,7 @@ async def test_answers_kept_by_the_earlier_release_read_and_stay_kept(store: Mat
     _, answers = await store.load_with_answers(new.match_id, 0)
     assert answers.answer("o1") is None
     assert answers.answer("ö2") == KeptAnswer(0, "", b"second")
+    assert not await store.redis.exists(f"match:{{{new.match_id}}}:requests")
     kept = answers.answer("n1")
     assert kept is not None and kept.version == 2
     assert await store.entry_events(new.match_id, kept.entry_id) == [b"e"]

@@ -4,15 +4,18 @@ Every key of a match carries the hash tag ``{match_id}``, so a match lives in on
 slot and the move script touches one slot only:
 
 - ``match:{id}``          hash: ``version``, ``meta`` (JSON :class:`MatchRecord`, a list of its
-  fields' values), ``state`` (bytes)
+  fields' values), ``state`` (bytes), and ``a{seat}`` per seat that acted: what the seat keeps
+  of its latest answers, for retried request ids (:func:`kept_answers`): each answer's request
+  id, version and the id of its commit's stream entry, from which a retry reads its events
+  again (in the match's hash, not a key of their own: about 120 bytes less per match)
 - ``match:{id}:events``   stream of serialized ``maumau.v1.Event`` messages: one entry per
   commit, field ``p``, its events each preceded by its length (a varint), as
   :func:`stream_events` reads them; an event's id is that of the entry for its last event and
   counts down from there for the ones before it (the ids one entry per event would have had;
   entries of earlier versions hold one event each, field ``e``)
-- ``match:{id}:requests`` hash: seat -> what the seat keeps of its latest answers, for retried
-  request ids (:func:`kept_answers`): each answer's request id, version and the id of its
-  commit's stream entry, from which a retry reads its events again
+- ``match:{id}:requests`` hash: seat -> the seat's kept answers as the earlier release kept
+  them (whole), in matches live during the upgrade: read while the seat has no ``a{seat}``
+  field, its field dropped once it has
 - ``match:{id}:published`` set once the result went to the results stream
 
 Global keys: ``engine:deadlines:{n}`` (sorted sets: match id -> due time, one per shard ``n``
@@ -93,7 +96,10 @@ if count > 0 then
   last = redis.call('XADD', KEYS[2], string.format('%.0f-%.0f', ms, seq), 'p', ARGV[7])
   entry = varint(ms) .. varint(seq)
 end
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], ARGV[4], ARGV[5] .. entry) end
+if ARGV[4] ~= '' then
+  redis.call('HSET', KEYS[1], 'a' .. ARGV[4], ARGV[5] .. entry)
+  redis.call('HDEL', KEYS[3], ARGV[4])
+end
 if ARGV[6] ~= '0' then
   for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[6]) end
 else
@@ -430,14 +436,15 @@ class MatchStore:
 
     async def load_with_answers(self, match_id: str, seat: int) -> tuple[Stored | None, Answers]:
         """The match and the answers its ``seat`` keeps, in one round trip (the hot path of
-        every action). The answers are read after the match: when a commit comes in between,
-        they are newer than the match read, and a commit at the version read fails."""
+        every action), read together; and those the earlier release kept in a key of their
+        own, read after the match: when a commit comes in between, it moved them into the
+        match's hash, and a commit at the version read fails."""
         key = match_key(match_id)
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hmget(key, ["version", "meta", "state"])
+            pipe.hmget(key, ["version", "meta", "state", f"a{seat}"])
             pipe.hget(f"{key}:requests", str(seat))
-            (version, meta, state), kept = await pipe.execute()
-        answers = Answers(seat, kept)
+            (version, meta, state, kept), kept_before = await pipe.execute()
+        answers = Answers(seat, kept or kept_before)
         if version is None or meta is None:
             return None, answers
         return Stored(MatchRecord.from_json(meta), state or b"", int(version)), answers
