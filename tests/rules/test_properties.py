@@ -63,6 +63,7 @@ def test_random_play_accepts_exactly_the_listed_actions(table, seed, steps):
         if match.view(None).outcome is not None:
             break
         for seat in range(seats):
+            assert match.legal_list(seat) == list(match.legal_actions(seat))
             for probe in random_illegal_candidates(match, rng):
                 legal = probe in list(match.legal_actions(seat))
                 assert (probe in match.legal_actions(seat)) == legal

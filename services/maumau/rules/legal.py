@@ -257,7 +257,7 @@ def _held_before(cards: list[Card], index: int, card: Card) -> bool:
     return False
 
 
-_PLAIN: Final = (False,)
+_PLAIN: Final[tuple[bool, ...]] = (False,)
 _CALL_SLOTS: Final[dict[str | None, int]] = {None: 0, "mau": 1, "maumau": 2, "last": 3}
 _SUIT_SLOTS: Final[dict[str, int]] = {
     suit: slot for family in (FRENCH_SUITS, COLOURS) for slot, suit in enumerate(family, 1)

@@ -201,6 +201,11 @@ class Match(MatchState):
     def legal_actions(self, seat: int) -> LegalActions:
         return LegalActions(self, seat)
 
+    def legal_list(self, seat: int) -> list[Action]:
+        """The legal actions of ``seat`` as a new list, in the order :meth:`legal_actions` lists
+        them: the fast path of rollouts and search, with no view object to build and copy."""
+        return legal.legal(self, seat)
+
     def view(self, seat: int | None) -> View:
         """What ``seat`` may see; None gives the spectator view with no hand at all."""
         return observe(self, seat)

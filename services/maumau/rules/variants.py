@@ -42,9 +42,9 @@ if TYPE_CHECKING:
     from .ruleset import Ruleset
     from .state import MatchState
 
-_NO_WISH: Final = (False,)
-_WISH: Final = (True,)
-_WISH_OR_PLAIN: Final = (True, False)
+_NO_WISH: Final[tuple[bool, ...]] = (False,)
+_WISH: Final[tuple[bool, ...]] = (True,)
+_WISH_OR_PLAIN: Final[tuple[bool, ...]] = (True, False)
 
 
 class Variant:
