@@ -24,8 +24,12 @@ def plays_first(rng: random.Random) -> Chooser:
     choice = rng.choice
 
     def choose(actions: list[Action]) -> Action:
-        plays = [action for action in actions if type(action) is Play]
-        return choice(plays or actions)
+        if type(actions[0]) is not Play:  # the core lists a seat's plays first: it has none
+            return choice(actions)
+        while True:  # a uniform choice among the plays, without building their list
+            action = choice(actions)
+            if type(action) is Play:
+                return action
 
     return choose
 

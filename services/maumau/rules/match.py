@@ -18,7 +18,6 @@ The work is done by one module per concern: :mod:`.legal` (checking and listing 
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TypeVar, cast
@@ -77,7 +76,7 @@ class Match(MatchState):
     def start(cls, ruleset: Ruleset, seats: int, seed: str | int) -> tuple[Match, list[Event]]:
         """A new match and the events of its first deal; the first dealer is drawn by lot."""
         match = cls._blank(ruleset, seats, str(seed))
-        match.dealer = (random.Random(f"{match.seed}/dealer").randrange(seats) - 1) % seats
+        match.dealer = (turns.below(turns.seeded(f"{match.seed}/dealer"), seats) - 1) % seats
         events: list[Event] = []
         turns.start_round(match, events)
         return match, events
