@@ -128,6 +128,7 @@ class Platform:
             "MAUMAU_DATA_DIR": str(folder / "data"),
             "MAUMAU_ENGINE_RETENTION_SECONDS": retention,
             "MAUMAU_MATCHMAKING_RETENTION_SECONDS": retention,
+            "MAUMAU_RATING_MATCH_RETENTION_SECONDS": retention,
             # Every simulated player calls from loopback, as through a gateway relaying many
             # clients: no per-address rate limit for it (the per-player limits still hold).
             "MAUMAU_RATE_EXEMPT_ADDRESSES": "127.0.0.1/32,::1/128",

@@ -39,10 +39,11 @@ class Settings(RedisSettings):
 
     match_retention_seconds: int = Field(
         180 * 86400,
-        ge=86400,
+        ge=60,
         le=10 * 366 * 86400,
         description="how long an applied match's record is kept (players' histories show it, and "
-        "it marks the match applied: keep it longer than a result stays in the results stream)",
+        "it marks the match applied: keep it at least `MAUMAU_ENGINE_RETENTION_SECONDS`, the "
+        "longest an engine may hand on a finished match's result again)",
     )
     gone_after_seconds: float = Field(
         3600.0,
