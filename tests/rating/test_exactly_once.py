@@ -166,10 +166,10 @@ async def test_a_commit_on_ratings_that_moved_on_is_refused_and_recomputed(clien
     lost; applying it again starts from the rating the first one left."""
     first = parse([result([seat(0, "ada", winner=True), seat(1, "bob")])])
     second = parse([result([seat(0, "ada", winner=True), seat(1, "cy")])])
-    stale_first = await store._read(first)
-    stale_second = await store._read(second)
-    assert await store._commit(*stale_first)
-    assert not await store._commit(*stale_second)
+    stale_first = await store._read({"classic": first})
+    stale_second = await store._read({"classic": second})
+    assert await store._commit(stale_first) == [True]
+    assert await store._commit(stale_second) == [False]
     outcome = await store.apply(second)
     assert outcome.applied == [second[0].match_id] and outcome.conflicts == 0
 

@@ -5,6 +5,8 @@ win a round 2, each draw-2 or draw-4 played 1, none for leaving", used for every
 """
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 
 from maumau.rating.ladder import (
@@ -140,6 +142,34 @@ def test_free_for_all_ratings_are_openskills_plackett_luce() -> None:
     assert rate(match, priors, places(match)) == {
         f"p{n}": Skill(team[0].mu, team[0].sigma) for n, team in enumerate(teams)
     }
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=10_000),
+    st.lists(st.tuples(st.floats(-20, 70), st.floats(0.5, 10)), min_size=8, max_size=8),
+)
+def test_every_update_is_openskills_rate_to_the_bit(
+    seed: int, priors: list[tuple[float, float]]
+) -> None:
+    """rate() hands openskill teams whose copy refills pooled rating objects: whatever the
+    match (2-8 seats, bots, teams), the update equals a plain ``rate()`` on fresh objects."""
+    [message] = synthetic_results(1, seed=seed, ranked=1.0, bots=0.0)
+    match = one(message)
+    skills = {rid: Skill(*prior) for rid, prior in zip(match.rated, priors, strict=False)}
+    place = places(match)
+    sides: dict[int, list[int]] = {}
+    for s in match.seats:
+        sides.setdefault(s.team if match.teams else s.seat, []).append(s.seat)
+    model = PlackettLuce()
+    teams = [
+        [model.rating(*skills[match.seats[n].rated_id]) for n in side] for side in sides.values()
+    ]
+    expected = model.rate(teams, ranks=[place[side[0]] for side in sides.values()])
+    rated = rate(match, skills, place)
+    for side, team in zip(sides.values(), expected, strict=True):
+        for n, rating in zip(side, team, strict=True):
+            assert rated[match.seats[n].rated_id] == Skill(rating.mu, rating.sigma)
 
 
 def test_a_bot_level_at_two_seats_sums_its_seats_changes() -> None:

@@ -168,3 +168,37 @@ class Durability:
             self.check(confirmed)
             return reply
         raise NoScriptError(f"script {script.sha} could not be loaded")
+
+    async def run_scripts(
+        self, script: AsyncScript, calls: Sequence[tuple[Sequence[str], Sequence[Any]]]
+    ) -> list[Any]:
+        """``script(keys, args)`` for each of ``calls`` (keys of any slots), all in one round
+        trip, each followed by its WAIT when replicas are required; the replies in order. A
+        call whose node lacks the script is sent again once it is loaded (only that call)."""
+        replies: list[Any] = [None] * len(calls)
+        todo = list(range(len(calls)))
+        for attempt in range(2):
+            async with self.client.pipeline(transaction=False) as pipe:
+                for n in todo:
+                    keys, args = calls[n]
+                    queue_script(pipe, script, keys, args)
+                    if self.min_replicas:
+                        self.wait_after(pipe, keys[0])
+                answers = await pipe.execute(raise_on_error=False)
+            step = 2 if self.min_replicas else 1
+            missing = []
+            for index, n in enumerate(todo):
+                reply = answers[index * step]
+                if isinstance(reply, NoScriptError) and attempt == 0:
+                    missing.append(n)
+                    continue
+                if isinstance(reply, Exception):
+                    raise reply
+                if self.min_replicas:
+                    self.check(answers[index * step + 1])
+                replies[n] = reply
+            if not missing:
+                return replies
+            await self.client.script_load(script.script)
+            todo = missing
+        raise NoScriptError(f"script {script.sha} could not be loaded")

@@ -65,6 +65,8 @@ def familiar_meetings(earlier: Iterable[Meeting], opponents: Iterable[str], now:
     0
     """
     wanted = set(opponents)
+    if not wanted:
+        return 0
     counts = dict.fromkeys(wanted, 0)
     for finished_at, met in earlier:
         if now - WINDOW_SECONDS < finished_at <= now:
@@ -103,20 +105,19 @@ def kept(prior: Skill, rated: Skill, *, weight: float, cap: float) -> Skill:
 
 def opponents(result: Result, rated_id: str) -> list[SeatResult]:
     """The seats of ``result`` not on the side of any seat of ``rated_id``."""
-    own = by_rated_id(result)[rated_id]
     if result.teams:
-        teams = {seat.team for seat in own}
+        teams = {seat.team for seat in by_rated_id(result)[rated_id]}
         return [seat for seat in result.seats if seat.team not in teams]
-    seats = {seat.seat for seat in own}
-    return [seat for seat in result.seats if seat.seat not in seats]
+    return [seat for seat in result.seats if seat.rated_id != rated_id]
 
 
-def opposing_accounts(result: Result, rated_id: str) -> list[str]:
+def opposingaccounts(result: Result, rated_id: str) -> list[str]:
     """The players (no bots) ``rated_id`` played against in ``result``, sorted."""
-    return _accounts(opponents(result, rated_id))
+    return accounts(opponents(result, rated_id))
 
 
-def _accounts(seats: Iterable[SeatResult]) -> list[str]:
+def accounts(seats: Iterable[SeatResult]) -> list[str]:
+    """The players (no bots) at ``seats``, sorted."""
     return sorted({seat.player_id for seat in seats if seat.player_id})
 
 
@@ -126,23 +127,26 @@ def kept_ratings(
     before: Mapping[str, Skill],
     rated: Mapping[str, Skill],
     earlier: Mapping[str, Iterable[Meeting]],
+    against: Mapping[str, list[SeatResult]] | None = None,
 ) -> dict[str, Skill]:
     """The ratings a ranked ``result`` leaves, from openskill's ``rated`` ones: both rules
-    applied to every rated id (rule 1 to players only: a bot level meets everyone)."""
+    applied to every rated id (rule 1 to players only: a bot level meets everyone).
+    ``against``: each rated id's :func:`opponents`, when the caller has them already."""
     seats = by_rated_id(result)
     kept_now = {}
     for rated_id, skill in rated.items():
-        best = min(place[seat.seat] for seat in seats[rated_id])
-        against = opponents(result, rated_id)
+        own = seats[rated_id]
+        best = min(place[seat.seat] for seat in own)
+        opposing = against[rated_id] if against is not None else opponents(result, rated_id)
         weight = 1.0
-        if seats[rated_id][0].player_id:
+        if own[0].player_id:
             met = familiar_meetings(
-                earlier.get(rated_id, ()), _accounts(against), result.finished_at
+                earlier.get(rated_id, ()), accounts(opposing), result.finished_at
             )
             weight = repeat_weight(met)
         beaten = [
             before[seat.rated_id].ordinal
-            for seat in against
+            for seat in opposing
             if seat.rated_id and place[seat.seat] > best
         ]
         kept_now[rated_id] = kept(before[rated_id], skill, weight=weight, cap=climb_cap(beaten))

@@ -114,9 +114,10 @@ class BadResult(ValueError):
     """A results-stream entry that is not a finished match this service can apply."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SeatResult:
-    """One seat of a finished match (``MatchResult.Seat``)."""
+    """One seat of a finished match (``MatchResult.Seat``); never changed once built (not
+    frozen: a frozen dataclass costs several times as much to build, once per seat rated)."""
 
     seat: int
     player_id: str
@@ -136,7 +137,7 @@ class SeatResult:
     """Who this seat counts for: the player, or the bot level's pseudo-player ('' if neither)."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "rated_id", rated_id_of(self.player_id, self.bot_level))
+        self.rated_id = rated_id_of(self.player_id, self.bot_level)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -152,9 +153,10 @@ class SeatResult:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Result:
-    """A finished match from the results stream (``MatchResult``)."""
+    """A finished match from the results stream (``MatchResult``); never changed once built
+    (not frozen, as :class:`SeatResult`)."""
 
     match_id: str
     ruleset: str
@@ -178,24 +180,24 @@ class Result:
         for seat in self.seats:
             if seat.rated_id:
                 rated.setdefault(seat.rated_id, []).append(seat)
-        object.__setattr__(self, "rated", rated)
-        object.__setattr__(self, "season", season_of(self.finished_at))
+        self.rated = rated
+        self.season = season_of(self.finished_at)
 
     @classmethod
     def from_pb(cls, message: game_pb2.MatchResult) -> Result:
         """The result of a ``MatchResult``; BadResult says why this service cannot apply it."""
         try:
             seats = tuple(
-                SeatResult(
-                    seat=seat.seat,
-                    player_id=seat.player_id,
-                    bot_level=bot_level_from_pb(seat.bot_level),
-                    left=seat.left,
-                    team=seat.team,
-                    total=seat.total,
-                    rounds_won=seat.rounds_won,
-                    specials=seat.specials,
-                    winner=seat.winner,
+                SeatResult(  # by position: a good part quicker than by name, once per seat
+                    seat.seat,
+                    seat.player_id,
+                    bot_level_from_pb(seat.bot_level),
+                    seat.left,
+                    seat.team,
+                    seat.total,
+                    seat.rounds_won,
+                    seat.specials,
+                    seat.winner,
                 )
                 for seat in message.seats
             )
@@ -289,7 +291,7 @@ def rate(result: Result, priors: Mapping[str, Skill], place: Sequence[int]) -> d
     if len(sides) < 2:
         return {}
     ratings = iter(_RATINGS)
-    teams = []
+    teams = _Teams()
     for side in sides.values():
         team = []
         for seat in side:
@@ -307,7 +309,29 @@ def rate(result: Result, priors: Mapping[str, Skill], place: Sequence[int]) -> d
 
 _RATINGS = [MODEL.rating() for _ in range(8)]
 """openskill rating objects refilled for each match (one per seat): building one draws a uuid4,
-which costs a good part of a rating update, and ``rate()`` copies its input and never changes it."""
+which costs a good part of a rating update."""
+
+_COPIES = [MODEL.rating() for _ in range(8)]
+"""The objects ``rate()`` works on and answers with, refilled by :class:`_Teams` for each match."""
+
+
+class _Teams(list[list[Any]]):
+    """The teams handed to openskill's ``rate()``, which deep-copies them before it computes (so
+    a caller's ratings never change): a copy of these refills the pooled :data:`_COPIES` instead
+    of building new rating objects, each with a uuid4 (half of a bare ``rate()`` call). The
+    update is the same to the bit (tests/rating/test_ladder.py); the answer is read at once."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[list[Any]]:
+        copies = iter(_COPIES)
+        teams = []
+        for team in self:
+            copied = []
+            for rating in team:
+                copy = next(copies)
+                copy.mu, copy.sigma = rating.mu, rating.sigma
+                copied.append(copy)
+            teams.append(copied)
+        return teams
 
 
 def _combined(prior: Skill, ratings: list[Any]) -> Skill:

@@ -43,7 +43,7 @@ import redis.asyncio as redis
 
 from maumau.common.ratings import RATING_KEPT_SECONDS, rating_key
 from maumau.common.redis_client import Durability
-from maumau.rating.farming import Meeting, kept_ratings, opposing_accounts, recent
+from maumau.rating.farming import Meeting, accounts, kept_ratings, opponents, recent
 from maumau.rating.ladder import (
     BOT_PREFIX,
     DEFAULT_SKILL,
@@ -72,19 +72,23 @@ _APPLY = """
 local p = cjson.decode(ARGV[1])
 local m, n, keep = p.matches, p.players, tonumber(ARGV[2])
 if redis.call('EXISTS', unpack(KEYS, 2, m + 1)) > 0 then return 'conflict' end
-for i = 1, n do
-  if (redis.call('GET', KEYS[1 + m + i]) or '') ~= ARGV[2 + m + i] then return 'conflict' end
+if n > 0 then
+  local current = redis.call('MGET', unpack(KEYS, m + 2, m + n + 1))
+  for i = 1, n do
+    if (current[i] or '') ~= ARGV[2 + m + i] then return 'conflict' end
+  end
 end
 local seq = redis.call('INCRBY', KEYS[1], m) - m
-local writes = {}
 for i = 1, m do
-  writes[2 * i - 1], writes[2 * i] = KEYS[1 + i], (seq + i) .. ' ' .. ARGV[2 + i]
+  redis.call('SET', KEYS[1 + i], (seq + i) .. ' ' .. ARGV[2 + i], 'EX', p.expire)
 end
-for i = 1, n do
-  writes[2 * (m + i) - 1], writes[2 * (m + i)] = KEYS[1 + m + i], ARGV[2 + m + n + i]
+if n > 0 then
+  local writes = {}
+  for i = 1, n do
+    writes[2 * i - 1], writes[2 * i] = KEYS[1 + m + i], ARGV[2 + m + n + i]
+  end
+  redis.call('MSET', unpack(writes))
 end
-redis.call('MSET', unpack(writes))
-for i = 1, m do redis.call('EXPIRE', KEYS[1 + i], p.expire) end
 for _, z in ipairs(p.sorted) do
   redis.call('ZADD', KEYS[z[1]], unpack(z[2]))
   if z[3] and redis.call('ZCARD', KEYS[z[1]]) >= 2 * keep then
@@ -160,7 +164,8 @@ class PresetState:
 
     def meetings(self) -> list[Meeting]:
         """The player's latest ranked matches of this preset: (finished at, accounts met)."""
-        return [(at, met) for at, met in self.data.get("met", [])]
+        met: list[Meeting] = self.data.get("met", [])  # [at, [ids]] pairs unpack as tuples do
+        return met
 
     def meet(self, finished_at: float, accounts: list[str]) -> None:
         """Remember a ranked match against ``accounts`` (only the window's, bounded)."""
@@ -187,10 +192,13 @@ def apply_result(result: Result, players: dict[str, PresetState]) -> bytes:
     after: dict[str, Skill] = {}
     if result.ranked:
         before = {rated_id: players[rated_id].prior(season) for rated_id in seats}
+        against = {rated_id: opponents(result, rated_id) for rated_id in seats}
         earlier = {rated_id: players[rated_id].meetings() for rated_id in seats}
-        after = kept_ratings(result, place, before, rate(result, before, place), earlier)
+        rated = rate(result, before, place)
+        after = kept_ratings(result, place, before, rated, earlier, against)
     for rated_id, own in seats.items():
-        players[rated_id].add_match(
+        state = players[rated_id]
+        state.add_match(
             xp=sum(xp_earned(seat) for seat in own),
             won=any(seat.winner and not seat.left for seat in own),
             left=any(seat.left for seat in own),
@@ -198,8 +206,7 @@ def apply_result(result: Result, players: dict[str, PresetState]) -> bytes:
             rated=after.get(rated_id),
         )
         if result.ranked and own[0].player_id:
-            met = opposing_accounts(result, rated_id)
-            players[rated_id].meet(result.finished_at, met)
+            state.meet(result.finished_at, accounts(against[rated_id]))
     rating = {
         "result": result.to_dict(),
         "season": season,
@@ -219,6 +226,18 @@ class Applied:
     applied: list[str] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
     conflicts: int = 0
+
+
+@dataclass
+class _Step:
+    """One preset's part of a batch: its results not applied yet, the states of everyone they
+    rate (by rated id, as read, then as applied), and the ladders (season -> rated ids) they
+    change."""
+
+    preset: str
+    fresh: list[Result]
+    states: dict[str, PresetState]
+    ladders: dict[str, dict[str, None]] = field(default_factory=dict)
 
 
 @dataclass
@@ -288,8 +307,9 @@ class RatingStore:
 
     async def apply(self, results: Sequence[Result]) -> Applied:
         """Apply each match of ``results`` that is not applied yet, in order, in one atomic
-        step per preset; a concurrent change to a player or match involved makes that preset's
-        step read and try again."""
+        step per preset (the steps of all presets read in one round trip and written in
+        another); a concurrent change to a player or match involved makes that preset's step
+        read and try again."""
         outcome = Applied()
         unique: dict[str, Result] = {}
         for result in results:
@@ -297,81 +317,90 @@ class RatingStore:
                 outcome.duplicates.append(result.match_id)
             else:
                 unique[result.match_id] = result
-        by_preset: dict[str, list[Result]] = {}
+        pending: dict[str, list[Result]] = {}
         for result in unique.values():
-            by_preset.setdefault(result.preset, []).append(result)
+            pending.setdefault(result.preset, []).append(result)
         applied: set[str] = set()
-        for preset_results in by_preset.values():
-            while True:
-                fresh, states = await self._read(preset_results)
-                if fresh and not await self._commit(fresh, states):
+        while pending:
+            steps = await self._read(pending)
+            retry: dict[str, list[Result]] = {}
+            for step, committed in zip(steps, await self._commit(steps), strict=True):
+                if committed:
+                    applied.update(result.match_id for result in step.fresh)
+                else:
                     outcome.conflicts += 1
-                    continue
-                applied.update(result.match_id for result in fresh)
-                break
+                    retry[step.preset] = pending[step.preset]
+            pending = retry
         outcome.applied = [match_id for match_id in unique if match_id in applied]
         outcome.duplicates += [match_id for match_id in unique if match_id not in applied]
         return outcome
 
-    async def _read(
-        self, results: list[Result]
-    ) -> tuple[list[Result], dict[tuple[str, str], PresetState]]:
-        """The results (all of one preset) not applied yet, and the states (by preset and rated
-        id) of everyone rated in ``results``."""
-        wanted = list(
-            dict.fromkeys((r.preset, rated_id) for r in results for rated_id in by_rated_id(r))
-        )
-        if not results:
-            return [], {}
+    async def _read(self, by_preset: dict[str, list[Result]]) -> list[_Step]:
+        """Per preset with results not applied yet: those, and the states (by rated id) of
+        everyone rated in the preset's results; one round trip for every preset."""
+        wanted = {
+            preset: list(dict.fromkeys(rated_id for r in results for rated_id in r.rated))
+            for preset, results in by_preset.items()
+        }
         async with self.redis.pipeline(transaction=False) as pipe:
             # As raw commands: a cluster pipeline refuses its mget method (the keys share the
             # preset's slot, so the command itself is fine).
-            pipe.execute_command(
-                "MGET", *(self.match_key(result.match_id, result.preset) for result in results)
-            )
-            if wanted:  # MGET of no key is an error
+            for preset, results in by_preset.items():
                 pipe.execute_command(
-                    "MGET", *(self.state_key(rated_id, preset) for preset, rated_id in wanted)
+                    "MGET", *(self.match_key(result.match_id, preset) for result in results)
                 )
-            applied, *found = await pipe.execute()
-        states = found[0] if found else []
-        fresh = [result for result, seen in zip(results, applied, strict=True) if not seen]
-        return fresh, {key: PresetState(state) for key, state in zip(wanted, states, strict=True)}
+                if wanted[preset]:  # MGET of no key is an error
+                    pipe.execute_command(
+                        "MGET", *(self.state_key(rated_id, preset) for rated_id in wanted[preset])
+                    )
+            replies = iter(await pipe.execute())
+        steps = []
+        for preset, results in by_preset.items():
+            applied = next(replies)
+            states = next(replies) if wanted[preset] else []
+            fresh = [result for result, seen in zip(results, applied, strict=True) if not seen]
+            found = zip(wanted[preset], states, strict=True)
+            if fresh:
+                steps.append(_Step(preset, fresh, {r: PresetState(state) for r, state in found}))
+        return steps
 
-    async def _commit(
-        self, fresh: list[Result], states: dict[tuple[str, str], PresetState]
-    ) -> bool:
-        by_preset: dict[str, dict[str, PresetState]] = {}
-        for (preset, rated_id), state in states.items():
-            by_preset.setdefault(preset, {})[rated_id] = state
-        records = [apply_result(result, by_preset.get(result.preset, {})) for result in fresh]
-        changed = {
-            (r.preset, rated_id): states[(r.preset, rated_id)]
-            for r in fresh
-            for rated_id in by_rated_id(r)
-        }
+    async def _commit(self, steps: list[_Step]) -> list[bool]:
+        """Apply each step in memory and write it, all in one round trip; for each, whether it
+        was written (False: one of its matches or players changed since it was read)."""
+        statuses = await self.durability.run_scripts(
+            self._apply, [self._commit_args(step) for step in steps]
+        )
+        committed = [status == b"ok" for status in statuses]
+        await self._publish_ratings([step for step, ok in zip(steps, committed, strict=True) if ok])
+        return committed
+
+    def _commit_args(self, step: _Step) -> tuple[list[str], list[Any]]:
+        """Apply ``step``'s results to its states in memory, in order; the keys and arguments
+        of the script that writes them all if nothing changed meanwhile."""
+        preset, fresh, states = step.preset, step.fresh, step.states
+        records = [apply_result(result, states) for result in fresh]
+        changed = list(dict.fromkeys(rated_id for r in fresh for rated_id in r.rated))
         history: dict[str, list[str]] = {}
-        ladders: dict[tuple[str, str], dict[str, None]] = {}
         for result in fresh:
-            for rated_id in by_rated_id(result):
-                history.setdefault(rated_id, []).extend((repr(result.finished_at), result.match_id))
+            at = repr(result.finished_at)
+            for rated_id in result.rated:
+                history.setdefault(rated_id, []).extend((at, result.match_id))
                 if result.ranked:
-                    ladders.setdefault((result.preset, result.season), {})[rated_id] = None
-
-        preset = fresh[0].preset
+                    step.ladders.setdefault(result.season, {})[rated_id] = None
+        slot = self.slot(preset)
         keys = [
-            self.seq_key(preset),
-            *(self.match_key(result.match_id, preset) for result in fresh),
-            *(self.state_key(rated_id, preset) for preset, rated_id in changed),
+            f"{slot}:seq",
+            *(f"{slot}:match:{result.match_id}" for result in fresh),
+            *(f"{slot}:player:{rated_id}" for rated_id in changed),
         ]
         scores = []
         for rated_id, entries in history.items():
-            keys.append(self.history_key(rated_id, preset))
+            keys.append(f"{slot}:history:{rated_id}")
             scores.append([len(keys), entries, True])  # Lua counts from 1
-        for (preset, season), rated in ladders.items():
+        for season, rated in step.ladders.items():
             entries = []
             for rated_id in rated:
-                skill = states[(preset, rated_id)].skill(season)
+                skill = states[rated_id].skill(season)
                 assert skill is not None
                 entries += [repr(skill.ordinal), rated_id]
             keys.append(self.ladder_key(preset, season))
@@ -382,41 +411,30 @@ class RatingStore:
             "expire": self.match_retention_seconds,
             "sorted": scores,
         }
-        status = await self.durability.run_script(
-            self._apply,
-            keys,
-            [
-                orjson.dumps(payload),
-                HISTORY_KEPT,
-                *records,
-                *(state.read for state in changed.values()),
-                *(state.dumps() for state in changed.values()),
-            ],
-        )
-        if status != b"ok":
-            return False
-        await self._publish_ratings(ladders, states)
-        return True
+        return keys, [
+            orjson.dumps(payload),
+            HISTORY_KEPT,
+            *records,
+            *(states[rated_id].read for rated_id in changed),
+            *(states[rated_id].dumps() for rated_id in changed),
+        ]
 
-    async def _publish_ratings(
-        self,
-        ladders: dict[tuple[str, str], dict[str, None]],
-        states: dict[tuple[str, str], PresetState],
-    ) -> None:
+    async def _publish_ratings(self, steps: list[_Step]) -> None:
         """Write the current season's ordinals the ranked queue compares
         (:mod:`maumau.common.ratings`). After the commit, not in it: those keys live in the
         players' own slots; a replica that dies in between leaves them one match behind."""
         season = current_season()
+        ratings = [
+            (step.preset, rated_id, step.states[rated_id].skill(season))
+            for step in steps
+            for rated_id in step.ladders.get(season, ())
+        ]
+        if not ratings:
+            return
         async with self.redis.pipeline(transaction=False) as pipe:
-            for (preset, of_season), rated in ladders.items():
-                if of_season != season:
-                    continue
-                for rated_id in rated:
-                    skill = states[(preset, rated_id)].skill(season)
-                    assert skill is not None
-                    pipe.set(
-                        rating_key(preset, rated_id), repr(skill.ordinal), ex=RATING_KEPT_SECONDS
-                    )
+            for preset, rated_id, skill in ratings:
+                assert skill is not None
+                pipe.set(rating_key(preset, rated_id), repr(skill.ordinal), ex=RATING_KEPT_SECONDS)
             await pipe.execute()
 
     # ---------------------------------------------------------------- reading
