@@ -24,7 +24,7 @@ from maumau.rules import (
 from maumau.rules.cards import ALL_CARDS
 from maumau.rules.determinize import determinize
 from maumau.rules.state import STATE_FIELDS
-from maumau.rules.turns import shuffle
+from maumau.rules.turns import below, seeded, shuffle
 from tests.rules.support import act, hand, legal, position, refused
 
 CLASSIC = Ruleset.create("classic")
@@ -225,6 +225,20 @@ def test_the_core_shuffles_exactly_as_the_library_does(cards: list[Card], seed: 
     shuffle(random.Random(seed), ours)
     random.Random(seed).shuffle(library)
     assert ours == library
+    ours = list(cards)
+    shuffle(seeded(seed), ours)
+    assert ours == library
+
+
+@given(st.text(max_size=12), st.integers(1, 2**70))
+def test_the_core_seeds_and_draws_exactly_as_the_library_does(seed: str, size: int) -> None:
+    """The core's generator of a text seed, built without the library's constructor, draws the
+    library's numbers: a dealer by lot and every shuffle stay what they always were."""
+    ours, library = seeded(seed), random.Random(seed)
+    assert [below(ours, n) for n in (1, 2, 3, 8, size)] == [
+        library.randrange(n) for n in (1, 2, 3, 8, size)
+    ]
+    assert ours.getrandbits(64) == library.getrandbits(64)
 
 
 def refusal(match: Match, seat: int, text: str) -> IllegalAction:

@@ -63,6 +63,10 @@ def test_random_play_accepts_exactly_the_listed_actions(table, seed, steps):
         if match.view(None).outcome is not None:
             break
         for seat in range(seats):
+            listed = match.legal_list(seat)
+            assert listed == list(match.legal_actions(seat))
+            plays = [type(action) is Play for action in listed]
+            assert plays == sorted(plays, reverse=True), "a seat's plays come first"
             for probe in random_illegal_candidates(match, rng):
                 legal = probe in list(match.legal_actions(seat))
                 assert (probe in match.legal_actions(seat)) == legal

@@ -19,7 +19,7 @@ from typing import ClassVar, Final
 from .cards import COLOURS, FRENCH_SUITS, Card
 from .errors import BadCardText, BadInput
 
-CALLS: Final = ("mau", "maumau", "last")
+CALLS: Final[tuple[str, ...]] = ("mau", "maumau", "last")
 """Words a seat may call: 'Mau' (one card left), 'Mau Mau' (finished), 'last' ('Letzte Karte',
 or the colour game's 'last' button)."""
 

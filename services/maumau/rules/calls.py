@@ -25,9 +25,9 @@ if TYPE_CHECKING:
 def owes_last(m: MatchState, seat: int) -> bool:
     """Whether ``seat`` holds one card without having pressed 'last' (so it may be caught)."""
     return (
-        m.in_round[seat]
-        and len(m.hands[seat]) == 1
+        len(m.hands[seat]) == 1
         and not m.declared[seat]
+        and m.in_round[seat]
         and m.phase is not OVER
     )
 

@@ -18,11 +18,39 @@ from typing import ClassVar, Final
 
 from .errors import BadCardText
 
-FRENCH_SUITS: Final = ("S", "H", "D", "C")
-COLOURS: Final = ("R", "G", "B", "Y")
-FRENCH_RANKS: Final = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+FRENCH_SUITS: Final[tuple[str, ...]] = ("S", "H", "D", "C")
+COLOURS: Final[tuple[str, ...]] = ("R", "G", "B", "Y")
+FRENCH_RANKS: Final[tuple[str, ...]] = (
+    "2",
+    "3",
+    "4",
+    "5",
+    "6",
+    "7",
+    "8",
+    "9",
+    "10",
+    "J",
+    "Q",
+    "K",
+    "A",
+)
 SKAT_RANKS: Final = FRENCH_RANKS[5:]
-COLOUR_SYMBOLS: Final = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "skip", "rev", "+2")
+COLOUR_SYMBOLS: Final[tuple[str, ...]] = (
+    "0",
+    "1",
+    "2",
+    "3",
+    "4",
+    "5",
+    "6",
+    "7",
+    "8",
+    "9",
+    "skip",
+    "rev",
+    "+2",
+)
 WILD = "W"
 WILD_DRAW_FOUR = "W+4"
 

@@ -161,3 +161,18 @@ NO_PENDING: Final = Pending.NONE
 DRAW_PENDING: Final = Pending.DRAW
 SKIP_PENDING: Final = Pending.SKIP
 DRAW4_PENDING: Final = Pending.DRAW4
+
+# What a card does under a ruleset, as bits of one small number per card (the variant's
+# ``marks``, by card code): the hot paths test a bit instead of comparing rank texts.
+WISHES: Final = 1
+"""Played with a wish (a Jack, a wild): a rank of ``wish_ranks``."""
+DRAWS: Final = 2
+"""The draw rank (a 7 or draw-2): the next seat draws two, stackable."""
+DRAWS_FOUR: Final = 4
+"""The challengeable wild draw-4."""
+SKIPS: Final = 8
+"""The skip rank."""
+REVERSES: Final = 16
+"""The reverse rank."""
+AGAIN: Final = 32
+"""The rank after which the same seat plays again (the East-Frisian 9)."""

@@ -30,36 +30,43 @@ from .kinds import (
     DRAW4_PENDING,
     DRAW_PENDING,
     DRAWN,
+    DRAWS,
+    DRAWS_FOUR,
     OVER,
     SKIP_PENDING,
+    SKIPS,
     STARTER_SUIT,
+    WISHES,
+    Pending,
 )
 
 if TYPE_CHECKING:
     from .match import Match
     from .state import MatchState
 
-_PENDING_CODES: Final = {
-    DRAW_PENDING: "draw_pending",
-    SKIP_PENDING: "skip_pending",
-    DRAW4_PENDING: "draw4_bluff_pending",
-}
+
+def pending_code(pending: Pending) -> str:
+    """The error code of a pending effect that forbids other moves (tested by identity: an
+    enumeration member hashes in interpreted code, too slow for a dictionary on this path)."""
+    if pending is DRAW_PENDING:
+        return "draw_pending"
+    if pending is SKIP_PENDING:
+        return "skip_pending"
+    return "draw4_bluff_pending"
 
 
 def refusal(m: MatchState, card: Card, wishing: bool) -> str | None:
     """Why ``card`` may not be played now (an error code), or None when it may."""
     pending = m.pending
     if pending:
-        rules = m.ruleset
         if pending is DRAW_PENDING:
-            if card.rank == rules.draw_rank and (
-                rules.chain_limit is None or m.chain <= rules.chain_limit
-            ):
+            limit = m.ruleset.chain_limit
+            if m.variant.marks[card.code] & DRAWS and (limit is None or m.chain <= limit):
                 return None
-        elif pending is SKIP_PENDING and card.rank == rules.skip_rank:
+        elif pending is SKIP_PENDING and m.variant.marks[card.code] & SKIPS:
             return None
         if not m.pending_optional:
-            return _PENDING_CODES[pending]
+            return pending_code(pending)
     return m.variant.fits(m, card, wishing)
 
 
@@ -73,8 +80,8 @@ def can_play(m: MatchState, seat: int) -> bool:
 
 def bluffs(m: MatchState, hand: Iterable[Card]) -> bool:
     """Whether playing a W+4 from ``hand`` now is a bluff: another card of it fits."""
-    draw_four = m.ruleset.draw_four
-    return any(card.rank != draw_four and playable(m, card) for card in hand)
+    marks = m.variant.marks
+    return any(not marks[card.code] & DRAWS_FOUR and playable(m, card) for card in hand)
 
 
 # ------------------------------------------------------------------ checking
@@ -167,7 +174,7 @@ def _check_draw(m: MatchState, seat: int) -> None:
     if m.phase is DRAWN:
         raise IllegalAction("only_drawn_card", card=str(m.drawn))
     if m.pending and not m.pending_optional:
-        raise explain(m, _PENDING_CODES[m.pending], m.discard[-1])
+        raise explain(m, pending_code(m.pending), m.discard[-1])
     if not m.variant.may_always_draw and can_play(m, seat):
         raise IllegalAction("draw_not_allowed")
 
@@ -177,7 +184,8 @@ def _check_draw(m: MatchState, seat: int) -> None:
 
 def legal(m: MatchState, seat: int) -> list[Action]:
     """Every legal action of ``seat``, built in one pass: this is the hot path of search.
-    The seat's own moves come first, calls and catches (which any seat may make) last."""
+    The seat's own moves come first (its plays before drawing, passing or taking a penalty),
+    calls and catches (which any seat may make) last."""
     if m.phase is OVER or not 0 <= seat < m.seats:
         return []
     actions = _moves(m, seat)
@@ -213,12 +221,13 @@ def _moves(m: MatchState, seat: int) -> list[Action]:
 def _add_plays(m: MatchState, seat: int, cards: list[Card], actions: list[Action]) -> bool:
     """Append the legal plays of ``cards`` to ``actions``; True if there was any. Nothing is
     allocated per card: plays are interned, and a card the hand holds twice (where the deck
-    holds some twice) is found by looking back over the few cards before it."""
+    holds some twice) is found by looking back over the few cards before it. A plain card with
+    nothing pending or wished is matched against the top card here, the common case."""
     variant = m.variant
+    marks = variant.marks
     rules = m.ruleset
-    wish_ranks = rules.wish_ranks
-    suits = rules.suits
     top = m.discard[-1]
+    top_suit, top_rank = top.suit, top.rank
     plain_only = not m.pending and m.wished is None
     found = False
     repeats = rules.deck == "colour108" or rules.decks_for(m.seats) > 1
@@ -226,27 +235,35 @@ def _add_plays(m: MatchState, seat: int, cards: list[Card], actions: list[Action
         card = cards[index]
         if repeats and _held_before(cards, index, card):
             continue
-        plain = plain_only and card.rank not in wish_ranks
-        if plain and card.suit != top.suit and card.rank != top.rank:
-            continue
         plays = _PLAYS[card.code]
-        for wishing in _PLAIN if plain else variant.wish_options(card):
-            if not plain and refusal(m, card, wishing) is not None:
+        if plain_only and not marks[card.code] & WISHES:
+            if card.suit == top_suit or card.rank == top_rank:
+                found = True
+                _add_calls(plays[0], _call_slot(variant.due_call(m, seat, card, False)), actions)
+            continue
+        for wishing in variant.wish_options(card):
+            if refusal(m, card, wishing) is not None:
                 continue
             found = True
-            call = variant.due_call(m, seat, card, wishing)
-            slot = _CALL_SLOTS[call]
-            if wishing:
-                for suit in suits:
-                    by_call = plays[_SUIT_SLOTS[suit]]
-                    actions.append(by_call[slot])
-                    if slot:
-                        actions.append(by_call[0])
+            slot = _call_slot(variant.due_call(m, seat, card, wishing))
+            if wishing:  # one play per suit to wish, in the order of the family's suits
+                for suit in range(1, len(plays)):
+                    _add_calls(plays[suit], slot, actions)
             else:
-                actions.append(plays[0][slot])
-                if slot:
-                    actions.append(plays[0][0])
+                _add_calls(plays[0], slot, actions)
     return found
+
+
+def _add_calls(by_call: tuple[Play, ...], slot: int, actions: list[Action]) -> None:
+    """Append the play carrying its due call (slot, see :data:`_CALL_SLOTS`) and, where a call
+    is due, the same play without it (missing the call is a legal move too)."""
+    actions.append(by_call[slot])
+    if slot:
+        actions.append(by_call[0])
+
+
+def _call_slot(call: str | None) -> int:
+    return 0 if call is None else _CALL_SLOTS[call]
 
 
 def _held_before(cards: list[Card], index: int, card: Card) -> bool:
@@ -257,16 +274,13 @@ def _held_before(cards: list[Card], index: int, card: Card) -> bool:
     return False
 
 
-_PLAIN: Final = (False,)
 _CALL_SLOTS: Final[dict[str | None, int]] = {None: 0, "mau": 1, "maumau": 2, "last": 3}
-_SUIT_SLOTS: Final[dict[str, int]] = {
-    suit: slot for family in (FRENCH_SUITS, COLOURS) for slot, suit in enumerate(family, 1)
-}
 
 
 def _interned_plays(card: Card) -> tuple[tuple[Play, ...], ...]:
-    """Every play of ``card``: by wished suit (none, then its family's four) and by call (none,
-    then :data:`_CALL_SLOTS`); legal action lists are rebuilt on every step of a search."""
+    """Every play of ``card``: by wished suit (none, then its family's four, the order of
+    ``Ruleset.suits``) and by call (none, then :data:`_CALL_SLOTS`); legal action lists are
+    rebuilt on every step of a search."""
     family = COLOURS if card.is_wild or card.suit in COLOURS else FRENCH_SUITS
     return tuple(tuple(Play(card, suit, call) for call in _CALL_SLOTS) for suit in (None, *family))
 

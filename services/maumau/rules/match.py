@@ -18,7 +18,6 @@ The work is done by one module per concern: :mod:`.legal` (checking and listing 
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TypeVar, cast
@@ -77,7 +76,7 @@ class Match(MatchState):
     def start(cls, ruleset: Ruleset, seats: int, seed: str | int) -> tuple[Match, list[Event]]:
         """A new match and the events of its first deal; the first dealer is drawn by lot."""
         match = cls._blank(ruleset, seats, str(seed))
-        match.dealer = (random.Random(f"{match.seed}/dealer").randrange(seats) - 1) % seats
+        match.dealer = (turns.below(turns.seeded(f"{match.seed}/dealer"), seats) - 1) % seats
         events: list[Event] = []
         turns.start_round(match, events)
         return match, events
@@ -200,6 +199,11 @@ class Match(MatchState):
 
     def legal_actions(self, seat: int) -> LegalActions:
         return LegalActions(self, seat)
+
+    def legal_list(self, seat: int) -> list[Action]:
+        """The legal actions of ``seat`` as a new list, in the order :meth:`legal_actions` lists
+        them: the fast path of rollouts and search, with no view object to build and copy."""
+        return legal.legal(self, seat)
 
     def view(self, seat: int | None) -> View:
         """What ``seat`` may see; None gives the spectator view with no hand at all."""

@@ -191,7 +191,7 @@ _RANGES: Final[dict[str, tuple[int, int]]] = {
     "wins": (1, 100),
     "seven_chain_limit": (0, 7),
 }
-_FLAGS: Final = ("sevens", "teams")
+_FLAGS: Final[tuple[str, ...]] = ("sevens", "teams")
 
 
 def _check_option(name: str, value: object) -> dict[str, object]:

@@ -47,8 +47,22 @@ _TABLES: Final[dict[str, tuple[int, ...]]] = {scoring: _table(scoring) for scori
 
 def card_points(card: Card, scoring: Scoring | str) -> int:
     """What ``card`` left in a hand counts under a scoring system (number cards their face)."""
-    points = _TABLES[scoring][card.code]
+    return _counted(_TABLES[scoring], card, scoring)
+
+
+def _counted(table: tuple[int, ...], card: Card, scoring: Scoring | str) -> int:
+    points = table[card.code]
     return points if points >= 0 else _points(card, scoring)  # the latter raises ValueError
+
+
+def _sum_points(cards: list[Card], scoring: Scoring) -> int:
+    """What ``cards`` count together; the table is looked up once (an enumeration member as a
+    key hashes in interpreted code)."""
+    table = _TABLES[scoring]
+    total = 0
+    for card in cards:
+        total += _counted(table, card, scoring)
+    return total
 
 
 def team_of(m: MatchState, seat: int) -> tuple[int, ...]:
@@ -63,7 +77,7 @@ def hand_points(m: MatchState, winner: int, scoring: Scoring) -> list[int]:
     points = [0] * m.seats
     for seat in range(m.seats):
         if seat != winner and m.in_round[seat]:
-            points[seat] = sum(card_points(card, scoring) for card in m.hands[seat])
+            points[seat] = _sum_points(m.hands[seat], scoring)
     return points
 
 
@@ -71,10 +85,7 @@ def collected_points(m: MatchState, winner: int) -> list[int]:
     """The winner's side collects the card points of the other side's hands, each seat of it."""
     team = team_of(m, winner)
     gained = sum(
-        card_points(card, Scoring.COLLECT)
-        for seat in range(m.seats)
-        if seat not in team
-        for card in m.hands[seat]
+        _sum_points(m.hands[seat], Scoring.COLLECT) for seat in range(m.seats) if seat not in team
     )
     points = [0] * m.seats
     for seat in team:

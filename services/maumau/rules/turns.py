@@ -7,7 +7,8 @@ between presets is asked of the variant (``m.variant``).
 
 from __future__ import annotations
 
-import random
+import hashlib
+from _random import Random
 from typing import TYPE_CHECKING
 
 from . import legal, scoring
@@ -28,12 +29,16 @@ from .events import (
     TurnStarted,
 )
 from .kinds import (
+    AGAIN,
     DRAW_PENDING,
     DRAWN,
+    DRAWS,
+    DRAWS_FOUR,
     NO_PENDING,
     OVER,
     PLAYING,
     SKIP_PENDING,
+    SKIPS,
     Finish,
     Outcome,
     Reason,
@@ -67,32 +72,43 @@ def clear_pending(m: MatchState) -> None:
 def play(m: MatchState, seat: int, action: Play, events: list[Event]) -> None:
     rules, variant = m.ruleset, m.variant
     card, hand = action.card, m.hands[seat]
+    marks = variant.marks[card.code]
     wishing = action.suit is not None
     due = variant.due_call(m, seat, card, wishing)
-    if card.rank == rules.draw_four:
+    if marks & DRAWS_FOUR:
         m.bluff = legal.bluffs(m, hand)
         m.bluffer = seat
-    stacks = (m.pending is DRAW_PENDING and card.rank == rules.draw_rank) or (
-        m.pending is SKIP_PENDING and card.rank == rules.skip_rank
+    stacks = (m.pending is DRAW_PENDING and (marks & DRAWS) != 0) or (
+        m.pending is SKIP_PENDING and (marks & SKIPS) != 0
     )
-    hand.remove(card)
+    _remove(hand, card)
     m.discard.append(card)
     m.drawn, m.phase = None, PLAYING
     m.wished, m.wish_jack = action.suit, wishing
     events.append(Played(seat, card, action.suit, action.call))
-    if card.rank == rules.draw_rank or card.rank == rules.draw_four:
+    if marks & (DRAWS | DRAWS_FOUR):
         m.specials[seat] += 1
     if due is not None and action.call != due:
         m.missed[seat] = (due, m.turn_no + 1)  # catchable until the next turn ends
     if not stacks:
         clear_pending(m)
-    if not hand and (rules.again_may_finish or card.rank != rules.again_rank):
+    if not hand and (rules.again_may_finish or not marks & AGAIN):
         if due is None or action.call == due:
             end_round(m, seat, variant.finish(due), events)
             return
         if m.out_seat is None:
             m.out_seat = seat
     variant.card_effect(m, seat, card, events)
+
+
+def _remove(hand: list[Card], card: Card) -> None:
+    """Take the first ``card`` out of ``hand`` (cards are interned: found by identity, with no
+    comparison calls, unlike ``list.remove``)."""
+    for index in range(len(hand)):
+        if hand[index] is card:
+            del hand[index]
+            return
+    raise ValueError(f"{card} is not in the hand")
 
 
 def draw_turn(m: MatchState, seat: int, events: list[Event]) -> None:
@@ -149,12 +165,30 @@ def reshuffle(m: MatchState, events: list[Event]) -> None:
     m.reshuffles += 1
     pile = m.discard[:-1]
     del m.discard[:-1]
-    shuffle(random.Random(f"{m.seed}/{m.round}/reshuffle/{m.reshuffles}"), pile)
+    shuffle(seeded(f"{m.seed}/{m.round}/reshuffle/{m.reshuffles}"), pile)
     m.draw_pile[:0] = pile
     events.append(Reshuffled(len(pile)))
 
 
-def shuffle(rng: random.Random, cards: list[Card]) -> None:
+def seeded(text: str) -> Random:
+    """The generator ``random.Random(text)`` is, without the library's interpreted constructor:
+    seeded with the same number (version 2 of ``random.seed``: the text's UTF-8 bytes followed
+    by their SHA-512 digest, read big-endian), so it draws the very same bits."""
+    data = text.encode()
+    return Random(int.from_bytes(data + hashlib.sha512(data).digest(), "big"))
+
+
+def below(rng: Random, size: int) -> int:
+    """``rng.randrange(size)`` (``size`` >= 1) as the library draws it: ``getrandbits`` of the
+    size's bit length, drawn again while it is too large."""
+    bits = size.bit_length()
+    number = rng.getrandbits(bits)
+    while number >= size:
+        number = rng.getrandbits(bits)
+    return number
+
+
+def shuffle(rng: Random, cards: list[Card]) -> None:
     """Shuffle ``cards`` in place into the very order ``rng.shuffle(cards)`` gives (CPython's
     Fisher-Yates, drawing each index by rejection from ``getrandbits``), so every seed deals what
     it always dealt; written out because the library's is interpreted and deals are a hot path."""
@@ -218,7 +252,7 @@ def start_round(m: MatchState, events: list[Event]) -> None:
         s for s in ((m.dealer + i) % m.seats for i in range(1, m.seats + 1)) if m.in_round[s]
     )
     deck = rules.deck_for(m.seats)
-    shuffle(random.Random(f"{m.seed}/{m.round}"), deck)
+    shuffle(seeded(f"{m.seed}/{m.round}"), deck)
     m.draw_pile = deck
     m.hands = [[] for _ in range(m.seats)]
     order = [*seats_from(m, m.dealer), m.dealer]

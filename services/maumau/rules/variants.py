@@ -18,14 +18,20 @@ from typing import TYPE_CHECKING, ClassVar, Final
 
 from . import calls, scoring, turns
 from .actions import CALL_LAST, CATCHES, Action
-from .cards import Card
+from .cards import ALL_CARDS, Card
 from .errors import BadRuleset
 from .events import DirectionChanged, Event
 from .kinds import (
+    AGAIN,
     DRAW4_PENDING,
     DRAW_PENDING,
+    DRAWS,
+    DRAWS_FOUR,
+    REVERSES,
     SKIP_PENDING,
+    SKIPS,
     STARTER_SUIT,
+    WISHES,
     AcePower,
     AfterDraw,
     Calls,
@@ -42,9 +48,9 @@ if TYPE_CHECKING:
     from .ruleset import Ruleset
     from .state import MatchState
 
-_NO_WISH: Final = (False,)
-_WISH: Final = (True,)
-_WISH_OR_PLAIN: Final = (True, False)
+_NO_WISH: Final[tuple[bool, ...]] = (False,)
+_WISH: Final[tuple[bool, ...]] = (True,)
+_WISH_OR_PLAIN: Final[tuple[bool, ...]] = (True, False)
 
 
 class Variant:
@@ -62,12 +68,15 @@ class Variant:
     draw_when: ClassVar[DrawWhen] = DrawWhen.STUCK
     after_draw: ClassVar[AfterDraw] = AfterDraw.PLAY_DRAWN
 
-    __slots__ = ("may_always_draw", "plays_drawn", "rules")
+    __slots__ = ("marks", "may_always_draw", "plays_drawn", "rules", "suits")
 
     def __init__(self, rules: Ruleset) -> None:
         self.rules = rules
         self.may_always_draw = self.draw_when is DrawWhen.ANY
         self.plays_drawn = self.after_draw is AfterDraw.PLAY_DRAWN
+        self.suits = rules.suits
+        # What every card does under these rules, by card code: the hot paths test its bits.
+        self.marks = bytes(card_marks(rules, card) for card in ALL_CARDS)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} variant of {self.rules.text!r}>"
@@ -76,7 +85,7 @@ class Variant:
 
     def wish_options(self, card: Card) -> tuple[bool, ...]:
         """Whether ``card`` is played with a wish: (True,), (False,) or both."""
-        return _WISH if card.rank in self.rules.wish_ranks else _NO_WISH
+        return _WISH if self.marks[card.code] & WISHES else _NO_WISH
 
     def fits(self, m: MatchState, card: Card, wishing: bool) -> str | None:
         """Why ``card`` may not go on the pile when nothing is pending (an error code), or None.
@@ -119,24 +128,23 @@ class Variant:
 
     def card_effect(self, m: MatchState, seat: int, card: Card, events: list[Event]) -> None:
         """Apply what ``card``, just played by ``seat``, does, and pass the turn on as it says."""
-        rules = self.rules
-        rank = card.rank
-        if rank == rules.draw_rank:
+        marks = self.marks[card.code]
+        if marks & DRAWS:
             m.pending, m.pending_optional = DRAW_PENDING, False
             m.pending_count += 2
             m.chain += 1
-        elif rank == rules.draw_four:
+        elif marks & DRAWS_FOUR:
             m.pending, m.pending_count = DRAW4_PENDING, 4
-        elif rank == rules.skip_rank:
-            if rules.skip_stackable:
+        elif marks & SKIPS:
+            if self.rules.skip_stackable:
                 m.pending, m.pending_optional = SKIP_PENDING, False
             else:
                 turns.next_turn(m, events, skip=True)
                 return
-        elif rank == rules.reverse_rank:
+        elif marks & REVERSES:
             m.direction = -m.direction
             events.append(DirectionChanged(m.direction))
-        elif rank == rules.again_rank:
+        elif marks & AGAIN:
             return
         turns.next_turn(m, events)
 
@@ -154,6 +162,22 @@ class Variant:
         if max(m.totals) < self.rules.target:
             return None
         return scoring.lowest_total(m, Reason.TARGET, ())
+
+
+def card_marks(rules: Ruleset, card: Card) -> int:
+    """What ``card`` does under ``rules``, as bits of :mod:`.kinds` (WISHES, DRAWS, ...)."""
+    rank = card.rank
+    marks = WISHES if rank in rules.wish_ranks else 0
+    for bit, special in (
+        (DRAWS, rules.draw_rank),
+        (DRAWS_FOUR, rules.draw_four),
+        (SKIPS, rules.skip_rank),
+        (REVERSES, rules.reverse_rank),
+        (AGAIN, rules.again_rank),
+    ):
+        if rank == special:
+            marks |= bit
+    return marks
 
 
 def _serves(m: MatchState, card: Card) -> str | None:
@@ -214,7 +238,7 @@ class Online(Variant):
     draw_when = DrawWhen.ANY
 
     def fits(self, m: MatchState, card: Card, wishing: bool) -> str | None:
-        if card.rank in self.rules.wish_ranks and m.discard[-1].rank == "J":
+        if self.marks[card.code] & WISHES and m.discard[-1].rank == "J":
             return "jack_on_jack"
         return super().fits(m, card, wishing)
 
@@ -244,7 +268,7 @@ class Ostfriesland(Variant):
     after_draw = AfterDraw.END_TURN
 
     def wish_options(self, card: Card) -> tuple[bool, ...]:
-        return _WISH_OR_PLAIN if card.rank in self.rules.wish_ranks else _NO_WISH
+        return _WISH_OR_PLAIN if self.marks[card.code] & WISHES else _NO_WISH
 
     def fits(self, m: MatchState, card: Card, wishing: bool) -> str | None:
         if wishing:
@@ -254,7 +278,7 @@ class Ostfriesland(Variant):
         return _serves(m, card)
 
     def due_call(self, m: MatchState, seat: int, card: Card, wishing: bool) -> str | None:
-        if card.rank == self.rules.again_rank:
+        if self.marks[card.code] & AGAIN:
             return None
         left = len(m.hands[seat]) - 1
         return ("maumau" if wishing else "mau") if left == 0 else "last" if left == 1 else None
