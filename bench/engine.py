@@ -18,7 +18,8 @@ its own; latency is client-side (call to answer). Ceiling and engine take turns 
 per measurement, so both meet the same background load. Redis is a real redis-server with the
 append-only file on (``everysec``), as in production.
 
-``python -m bench.engine ceiling PORT REDIS_URL`` serves the ceiling (the benchmark starts it).
+``python -m bench.engine ceiling PORT REDIS_URL`` serves the ceiling (the benchmark starts it);
+``python -m bench.engine memory`` measures only the memory (printed, not recorded).
 """
 
 from __future__ import annotations
@@ -393,7 +394,7 @@ async def memory_per_match(address: str, client: redis.asyncio.Redis) -> dict[st
     return figures
 
 
-async def run(seconds: float, workdir: Path) -> dict[str, float]:
+async def run(seconds: float, workdir: Path, memory_only: bool = False) -> dict[str, float]:
     figures: dict[str, float] = {}
     server = EmbeddedRedis(workdir / "redis")
     server.start()
@@ -439,6 +440,8 @@ async def run(seconds: float, workdir: Path) -> dict[str, float]:
                     )
                     + " B"
                 )
+            if memory_only:
+                return figures
 
             for concurrency in CONCURRENCY:
                 ceiling, engine = await compare(
@@ -516,16 +519,19 @@ async def compare(
             await channel.close()
 
 
-def bench_engine(seconds: float) -> dict[str, float]:
-    """Every engine figure, printed and returned (``make bench`` records them)."""
+def bench_engine(seconds: float, memory_only: bool = False) -> dict[str, float]:
+    """Every engine figure (or only the memory ones), printed and returned (``make bench``
+    records them)."""
     print("engine over gRPC and Redis (servers in processes of their own):")
     with tempfile.TemporaryDirectory(prefix="maumau-bench-") as workdir:
-        return asyncio.run(run(seconds, Path(workdir)))
+        return asyncio.run(run(seconds, Path(workdir), memory_only))
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "ceiling":
         asyncio.run(serve_ceiling(int(sys.argv[2]), sys.argv[3]))
+    elif sys.argv[1:] == ["memory"]:
+        print(bench_engine(0, memory_only=True))
     else:
         figures = bench_engine(float(sys.argv[1]) if len(sys.argv) > 1 else 3.0)
         print(figures)

@@ -242,8 +242,10 @@ async def test_a_repeated_request_id_returns_the_first_answer(platform, address)
     view = await my_turn(seat)
     first = await seat.act(view.legal[0], request_id="the same id")
     again = await seat.act(view.legal[-1], request_id="the same id")
-    assert again.version == first.version and again.view.pb == first.view.pb
+    assert again.version == first.version
     assert [e.pb for e in again.events] == [e.pb for e in first.events]
+    # The seat's view as it is now (the engine's documented contract): the bot may have moved.
+    assert again.view.version >= first.view.version
 
 
 # ---------------------------------------------------------------------- errors

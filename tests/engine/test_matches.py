@@ -132,6 +132,34 @@ async def test_a_request_retried_after_the_match_moved_on_shows_the_view_as_it_i
         await close_all(clients)
 
 
+async def test_a_retry_of_an_answer_kept_by_the_earlier_release_returns_it(address, redis_server):
+    """An answer kept whole (an ActResponse without its view, as the earlier release kept it)
+    still answers its retry after an upgrade, with the seat's view as it is now."""
+    import struct
+
+    import redis.asyncio
+
+    from maumau.engine.store import match_key
+
+    clients = await register_all(address, 2)
+    client = redis.asyncio.Redis.from_url(redis_server.url)
+    try:
+        match, mover, view = await a_started_pair(clients)
+        seat = mover.seats[match.match_id]
+        first = await mover.act(match.match_id, view.legal[0], request_id="before-upgrade")
+        kept = engine_pb2.ActResponse(version=first.version, events=first.events)
+        answer = kept.SerializeToString()
+        old_form = struct.pack(">HI", len(b"before-upgrade"), len(answer)) + b"before-upgrade"
+        key = f"{match_key(match.match_id)}:requests"
+        await client.hset(key, str(seat), old_form + answer)
+        again = await mover.act(match.match_id, view.legal[0], request_id="before-upgrade")
+        assert again == first
+        assert (await mover.view(match.match_id)).version == first.version
+    finally:
+        await client.aclose()
+        await close_all(clients)
+
+
 async def test_only_the_latest_answers_of_each_seat_are_kept_for_retries(redis_server):
     """A long match does not grow without bound: each seat keeps its latest
     KEPT_ANSWERS_PER_SEAT answers for retried request ids and forgets older ones, whatever the
@@ -145,22 +173,24 @@ async def test_only_the_latest_answers_of_each_seat_are_kept_for_retries(redis_s
     record = MatchRecord("kept-answers", "online", 2, False, 0, 3, False, "c", "s")
     assert (await store.commit(record.match_id, None, record, b"", [])).status == "ok"
     version = 1
-    sent: dict[int, list[str]] = {0: [], 1: []}
+    sent: dict[int, list[tuple[str, int]]] = {0: [], 1: []}
     for n in range(KEPT_ANSWERS_PER_SEAT + 10):
         for seat, request_id in ((0, f"{n}"), (1, f"{n}a"), (1, f"{n}b")):
             stored, answers = await store.load_with_answers(record.match_id, seat)
             assert stored is not None and stored.version == version
-            answered = (answers, request_id, f"answer {request_id}".encode())
+            answered = (answers, request_id)
             committed = await store.commit(record.match_id, version, record, b"", [], answered)
             assert committed.status == "ok"
-            sent[seat].append(request_id)
             version += 1
-    assert await client.hlen(f"{match_key(record.match_id)}:requests") == 2
+            sent[seat].append((request_id, version))
+    fields = await client.hkeys(match_key(record.match_id))
+    assert sorted(fields) == [b"a0", b"a1", b"meta", b"state", b"version"]
     for seat, request_ids in sent.items():
         _, answers = await store.load_with_answers(record.match_id, seat)
-        for request_id in request_ids[-KEPT_ANSWERS_PER_SEAT:]:
-            assert answers.answer(request_id) == f"answer {request_id}".encode()
-        for request_id in request_ids[:-KEPT_ANSWERS_PER_SEAT]:
+        for request_id, answered_version in request_ids[-KEPT_ANSWERS_PER_SEAT:]:
+            kept = answers.answer(request_id)
+            assert kept is not None and kept.version == answered_version
+        for request_id, _ in request_ids[:-KEPT_ANSWERS_PER_SEAT]:
             assert answers.answer(request_id) is None
     await client.aclose()
 

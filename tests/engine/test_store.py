@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import struct
 import uuid
 from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio
 
+from maumau import fairness
 from maumau.common.redis_server import EmbeddedRedis
-from maumau.engine.store import MatchRecord, MatchStore, stream_position
+from maumau.engine.store import KeptAnswer, MatchRecord, MatchStore, Status, stream_position
 
 
 @pytest.fixture
@@ -87,6 +89,30 @@ def test_a_record_is_stored_as_its_values_and_one_of_an_earlier_version_reads() 
     assert len(text) < 0.75 * len(json.dumps(vars(new), separators=(",", ":")))
 
 
+def test_a_record_leaves_out_the_seeds_its_server_seed_gives() -> None:
+    """The seed commitment and the deal seed follow from the server seed and the nonces: a
+    record stores them empty and reads them back derived (130 bytes less per match); a lobby's
+    deal seed stays empty, and seeds that do not follow (or records of earlier versions, which
+    stored them) read as stored."""
+    lobby = record()
+    lobby.server_seed = fairness.new_server_seed()
+    lobby.seed_commitment = fairness.commitment(lobby.server_seed)
+    lobby.nonces = ["n0", ""]
+    text = lobby.to_json()
+    assert lobby.seed_commitment not in text
+    assert MatchRecord.from_json(text) == lobby
+    playing = lobby.copy()
+    playing.status = Status.PLAYING
+    playing.deal_seed = fairness.deal_seed(playing.server_seed, playing.nonces)
+    text = playing.to_json()
+    assert playing.deal_seed not in text and playing.seed_commitment not in text
+    assert MatchRecord.from_json(text) == playing
+    assert len(text) <= len(json.dumps(list(vars(playing).values()))) - 128
+    assert MatchRecord.from_json(json.dumps(vars(playing))) == playing
+    playing.deal_seed = "not derived"
+    assert MatchRecord.from_json(playing.to_json()) == playing
+
+
 async def test_a_match_hash_and_its_kept_answers_stay_packed(store: MatchStore) -> None:
     """The embedded Redis keeps hash values of up to 1 KiB packed in one allocation: a match's
     record and state (hundreds of bytes each) and its kept answers do not cost a table of
@@ -96,7 +122,73 @@ async def test_a_match_hash_and_its_kept_answers_stay_packed(store: MatchStore) 
     state = bytes(range(256)) * 2
     await store.commit(new.match_id, None, new, state, [])
     _, answers = await store.load_with_answers(new.match_id, 0)
-    await store.commit(new.match_id, 1, new, state, [], (answers, "r1", b"answer " * 40))
+    await store.commit(new.match_id, 1, new, state, [b"e" * 40], (answers, "r1"))
     key = f"match:{{{new.match_id}}}"
-    for name in (key, f"{key}:requests"):
-        assert await store.redis.object("encoding", name) in (b"ziplist", b"listpack"), name
+    assert await store.redis.object("encoding", key) in (b"ziplist", b"listpack")
+    assert await store.redis.hget(key, "a0")
+
+
+async def test_a_kept_answer_names_its_commits_stream_entry(store: MatchStore) -> None:
+    """A seat keeps of an answer its request id, version and stream entry: a retry reads the
+    commit's events from there (none for a commit without events). A request id of lowercase
+    hex digits (what the clients send) is kept as the bytes it spells, any other as it is."""
+    new = record()
+    await store.commit(new.match_id, None, new, b"", [b"deal"])
+    for version, (request_id, events) in enumerate([("r1", [b"a", b"b"]), ("r2", [])], 1):
+        _, answers = await store.load_with_answers(new.match_id, 1)
+        await store.commit(new.match_id, version, new, b"", events, (answers, request_id))
+    _, answers = await store.load_with_answers(new.match_id, 1)
+    first, second = answers.answer("r1"), answers.answer("r2")
+    assert first is not None and first.version == 2 and first.answer is None
+    assert await store.entry_events(new.match_id, first.entry_id) == [b"a", b"b"]
+    assert second is not None and (second.version, second.entry_id) == (3, "")
+    assert await store.entry_events(new.match_id, second.entry_id) == []
+    hex_id, upper, odd = uuid.uuid4().hex, "ABCD", "abc"
+    for version, request_id in enumerate([hex_id, upper, odd], 3):
+        _, answers = await store.load_with_answers(new.match_id, 2)
+        await store.commit(new.match_id, version, new, b"", [b"c"], (answers, request_id))
+    field = await store.redis.hget(f"match:{{{new.match_id}}}", "a2")
+    assert bytes.fromhex(hex_id) not in field and b"ABCD" in field and b"abc" in field
+    _, answers = await store.load_with_answers(new.match_id, 2)
+    assert answers.answer(hex_id) is None  # forgotten: the latest two are kept
+    assert [answers.answer(r) is not None for r in (upper, odd, "abcd", "ab")] == [
+        True,
+        True,
+        False,
+        False,
+    ]
+    _, answers = await store.load_with_answers(new.match_id, 1)
+    await store.commit(new.match_id, 6, new, b"", [b"d"], (answers, hex_id))
+    field = await store.redis.hget(f"match:{{{new.match_id}}}", "a1")
+    assert bytes.fromhex(hex_id) in field and hex_id.encode() not in field
+    _, answers = await store.load_with_answers(new.match_id, 1)
+    kept = answers.answer(hex_id)
+    assert kept is not None and kept.version == 7 and answers.answer(hex_id.upper()) is None
+    await store.redis.delete(f"match:{{{new.match_id}}}:events")
+    assert await store.entry_events(new.match_id, first.entry_id) is None
+
+
+async def test_answers_kept_by_the_earlier_release_read_and_stay_kept(store: MatchStore) -> None:
+    """A seat's field as the earlier release wrote it (each request id with its whole answer)
+    reads after an upgrade; a new answer keeps the latest old one beside it, as it would have
+    kept another new one."""
+    new = record()
+    await store.commit(new.match_id, None, new, b"", [])
+    old = b"".join(
+        struct.pack(">HI", len(request_id), len(answer)) + request_id + answer
+        for request_id, answer in [(b"o1", b"first answer"), ("ö2".encode(), b"second")]
+    )
+    await store.redis.hset(f"match:{{{new.match_id}}}:requests", "0", old)
+    _, answers = await store.load_with_answers(new.match_id, 0)
+    assert [answers.answer(r) for r in ("o1", "ö2")] == [
+        KeptAnswer(0, "", b"first answer"),
+        KeptAnswer(0, "", b"second"),
+    ]
+    await store.commit(new.match_id, 1, new, b"", [b"e"], (answers, "n1"))
+    _, answers = await store.load_with_answers(new.match_id, 0)
+    assert answers.answer("o1") is None
+    assert answers.answer("ö2") == KeptAnswer(0, "", b"second")
+    assert not await store.redis.exists(f"match:{{{new.match_id}}}:requests")
+    kept = answers.answer("n1")
+    assert kept is not None and kept.version == 2
+    assert await store.entry_events(new.match_id, kept.entry_id) == [b"e"]

@@ -27,6 +27,7 @@ from maumau.engine.bots import BotPlayers
 from maumau.engine.store import (
     Answers,
     Committed,
+    KeptAnswer,
     MatchRecord,
     MatchStore,
     NewMatch,
@@ -122,8 +123,9 @@ class Change:
     the commit (deadline, answer) reads it instead of decoding ``state`` again."""
     answer: Message | None = None
     """What the caller is told."""
-    kept_answer: Message | None = None
-    """What is kept of the answer for a retry of the same request (see ``store.Answers``)."""
+    keep_answer: bool = False
+    """Whether the answer is kept for a retry of the same request: its version and events (see
+    ``store.KeptAnswer``)."""
     moved: str = ""
     """The preset, when the change applies actions (counted once it is committed)."""
     started: bool = False
@@ -144,7 +146,7 @@ class Updated:
     """The match as this update committed it, or as it was read when nothing was written."""
     change: Change | None
     """What was committed; None: nothing to change, or a repeated request."""
-    earlier: bytes | None = None
+    earlier: KeptAnswer | None = None
     """What was kept of the first answer, when the request was applied before."""
 
 
@@ -244,13 +246,20 @@ class Matches:
             if result is None:
                 return Updated(stored, None)
             answered = None
-            if answers is not None and request is not None and result.kept_answer is not None:
-                answered = (answers, request[1], result.kept_answer.SerializeToString())
+            if answers is not None and request is not None and result.keep_answer:
+                answered = (answers, request[1])
             committed = await self._commit(stored, result, answered)
             if committed.status == "ok":
                 return Updated(Stored(result.record, result.state, committed.version), result)
             CAS_RETRIES.inc()
         raise ServiceError(grpc.StatusCode.ABORTED, "the match is too busy; try again")
+
+    async def kept_events(self, match_id: str, kept: KeptAnswer) -> list[game_pb2.Event]:
+        """The events of a kept answer's commit, as they were committed (for every seat)."""
+        events = await self.store.entry_events(match_id, kept.entry_id)
+        if events is None:
+            raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no match {match_id!r}")
+        return [game_pb2.Event.FromString(event) for event in events]
 
     async def create(self, change: Change) -> Stored:
         """Store a new match (dealt already when it starts by itself)."""
@@ -298,7 +307,7 @@ class Matches:
         self,
         before: Stored | None,
         change: Change,
-        answered: tuple[Answers, str, bytes] | None = None,
+        answered: tuple[Answers, str] | None = None,
     ) -> Committed:
         """Write ``change`` if the match is still at ``before``'s version (None: new).
 

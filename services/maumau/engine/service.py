@@ -335,22 +335,28 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 record.bots[seat], record.timeouts[seat] = "", 0
             change = self.matches.move(stored, seat, action)
             version = stored.version + 1
-            kept = engine_pb2.ActResponse(
-                version=version, events=[wire.redact_pb(event, seat) for event in change.events]
-            )
-            change.kept_answer = kept
+            change.keep_answer = True
             change.answer = engine_pb2.ActResponse(
                 version=version,
-                events=kept.events,
+                events=[wire.redact_pb(event, seat) for event in change.events],
                 view=seat_view(record, change.rules(), seat, version),
             )
             return change
 
         updated = await self._seat_update(claims, act, request.request_id)
         if updated.earlier is not None:
-            # A retry: the first answer's version and events, and the seat's view as it is now
+            # A retry: the first answer's version and events (read again from its commit's
+            # stream entry; kept whole by an earlier release), and the seat's view as it is now
             # (the same view, unless the match moved on meanwhile).
-            earlier = engine_pb2.ActResponse.FromString(updated.earlier)
+            kept = updated.earlier
+            if kept.answer is not None:
+                earlier = engine_pb2.ActResponse.FromString(kept.answer)
+            else:
+                events = await self.matches.kept_events(claims.match_id, kept)
+                earlier = engine_pb2.ActResponse(
+                    version=kept.version,
+                    events=[wire.redact_pb(event, claims.seat) for event in events],
+                )
             stored = updated.stored
             earlier.view.CopyFrom(
                 seat_view(

@@ -4,14 +4,18 @@ Every key of a match carries the hash tag ``{match_id}``, so a match lives in on
 slot and the move script touches one slot only:
 
 - ``match:{id}``          hash: ``version``, ``meta`` (JSON :class:`MatchRecord`, a list of its
-  fields' values), ``state`` (bytes)
+  fields' values), ``state`` (bytes), and ``a{seat}`` per seat that acted: what the seat keeps
+  of its latest answers, for retried request ids (:func:`kept_answers`): each answer's request
+  id, version and the id of its commit's stream entry, from which a retry reads its events
+  again (in the match's hash, not a key of their own: about 120 bytes less per match)
 - ``match:{id}:events``   stream of serialized ``maumau.v1.Event`` messages: one entry per
   commit, field ``p``, its events each preceded by its length (a varint), as
   :func:`stream_events` reads them; an event's id is that of the entry for its last event and
   counts down from there for the ones before it (the ids one entry per event would have had;
   entries of earlier versions hold one event each, field ``e``)
-- ``match:{id}:requests`` hash: seat -> the seat's latest answers with their request ids
-  (:func:`kept_answers`; each answer an ActResponse without its view, which a retry rebuilds)
+- ``match:{id}:requests`` hash: seat -> the seat's kept answers as the earlier release kept
+  them (whole), in matches live during the upgrade: read while the seat has no ``a{seat}``
+  field, its field dropped once it has
 - ``match:{id}:published`` set once the result went to the results stream
 
 Global keys: ``engine:deadlines:{n}`` (sorted sets: match id -> due time, one per shard ``n``
@@ -24,7 +28,9 @@ new match).
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import struct
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -33,6 +39,7 @@ from typing import Any, Literal, cast
 import redis.asyncio as redis
 from redis.exceptions import NoScriptError
 
+from maumau import fairness
 from maumau.common.redis_client import DEFAULT_SHARDS, Durability, queue_script, shard_of
 from maumau.common.results import result_entry, results_stream_of, results_streams
 from maumau.v1 import game_pb2
@@ -45,26 +52,37 @@ KEPT_ANSWERS_PER_SEAT = 2
 """Answers kept per seat of a match, for retried request ids. A client retries its latest
 action as soon as its answer is lost, before it sends another, so its seat's latest answer is
 the one a retry asks for; two cover a second action sent while the first was in flight. They
-are kept per seat, so what the other seats do meanwhile never pushes a seat's answer out. An
-answer is kept without its view (the view is most of an answer, and a retry shows the seat's
-view as it is then), so a seat's answers cost some tens of bytes."""
+are kept per seat, so what the other seats do meanwhile never pushes a seat's answer out. Of
+an answer only its request id, version and the id of its commit's stream entry are kept: a
+retry (rare) reads the events from that entry again (the stream is never trimmed while the
+match lives) and shows the seat's view as it is then."""
 
 # Write the new state only if the version is unchanged, append the events, keep the seat's
 # answers. KEYS: match hash, events stream, requests hash, and the list of kept request ids of
 # earlier versions (left by a match live during an upgrade: it expires with the match). ARGV:
 # expected version ('' for a new match), meta, state, seat ('' for no answer to keep), the
-# seat's kept answers, seconds the match's keys live from now ('0': for good; a lobby's keys
-# expire unless someone comes, a finished match's after the retention), the events packed,
-# their count. The entry's id leaves room for an id per event (see the docstring above). A
-# request applied before cannot be applied again: its caller read its answer with the version
-# it would have to match, and a caller that read before it was applied finds the version moved
-# on (a conflict, then the answer).
+# seat's kept answers up to the new one's stream entry id (which the script appends: two
+# varints, its milliseconds and sequence, 0 and 0 when the commit has no events), seconds the
+# match's keys live from now ('0': for good; a lobby's keys expire unless someone comes, a
+# finished match's after the retention), the events packed, their count. The entry's id leaves
+# room for an id per event (see the docstring above). A request applied before cannot be
+# applied again: its caller read its answer with the version it would have to match, and a
+# caller that read before it was applied finds the version moved on (a conflict, then the
+# answer).
 _COMMIT = """
+local function varint(n)
+  local out = ''
+  while n > 127 do
+    out = out .. string.char(n % 128 + 128)
+    n = math.floor(n / 128)
+  end
+  return out .. string.char(n)
+end
 local version = redis.call('HGET', KEYS[1], 'version')
 if (version or '') ~= ARGV[1] then return {'conflict', version or ''} end
 local next_version = (tonumber(version) or 0) + 1
 redis.call('HSET', KEYS[1], 'version', next_version, 'meta', ARGV[2], 'state', ARGV[3])
-local last = ''
+local last, entry = '', '\\0\\0'
 local count = tonumber(ARGV[8])
 if count > 0 then
   local now = redis.call('TIME')
@@ -76,8 +94,12 @@ if count > 0 then
     if ms <= last_ms then ms, seq = last_ms, last_seq + count end
   end
   last = redis.call('XADD', KEYS[2], string.format('%.0f-%.0f', ms, seq), 'p', ARGV[7])
+  entry = varint(ms) .. varint(seq)
 end
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], ARGV[4], ARGV[5]) end
+if ARGV[4] ~= '' then
+  redis.call('HSET', KEYS[1], 'a' .. ARGV[4], ARGV[5] .. entry)
+  redis.call('HDEL', KEYS[3], ARGV[4])
+end
 if ARGV[6] ~= '0' then
   for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[6]) end
 else
@@ -137,18 +159,77 @@ def stream_position(event_id: str) -> tuple[int, int]:
     return int(ms), int(seq or 0)
 
 
-_KEPT = struct.Struct(">HI")
-"""The head of a kept answer: the request id's length, the answer's length."""
+def _read_varint(data: bytes, at: int) -> tuple[int, int]:
+    """The varint at ``at`` and where what follows it starts."""
+    number, shift = 0, 0
+    while True:
+        byte = data[at]
+        at += 1
+        number |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return number, at
 
 
-def kept_answers(value: bytes | None) -> list[tuple[str, bytes]]:
-    """A seat's kept (request id, answer) pairs, oldest first, from its field of the requests
-    hash: each pair is the two lengths (2 and 4 bytes, big-endian), the id, the answer."""
+@dataclass(frozen=True)
+class KeptAnswer:
+    """What a seat keeps of an answer for a retried request id: the version the action made and
+    the id of its commit's stream entry, whose events a retry reads again ('': none); or, kept
+    by an earlier release, the answer itself (an ActResponse without its view)."""
+
+    version: int
+    entry_id: str
+    answer: bytes | None = None
+
+
+_REFERENCE, _HEX_REFERENCE, _WHOLE = b"R", b"H", b"A"
+"""The kinds of a kept answer: a reference (request id, version, stream entry id), the same
+with a request id of lowercase hex digits kept as the bytes they spell (half the size: the
+clients' ids are 32 such digits), or, carried over from an earlier release, the answer
+itself."""
+_HEX_ID = re.compile(r"(?:[0-9a-f]{2})+")
+_OLD_KEPT = struct.Struct(">HI")
+"""The head of an answer kept by an earlier release: the request id's length, the answer's."""
+
+
+def kept_answers(value: bytes | None) -> list[tuple[str, KeptAnswer, bytes]]:
+    """A seat's kept answers, oldest first, from its field of the requests hash: each with its
+    request id and its record as the field holds it. A record is its kind, the request id
+    (a varint length, then its UTF-8, or its bytes for a hex id), then for a reference the
+    version and the entry's milliseconds and sequence (varints), for a whole answer its length
+    (a varint) and bytes.
+    A field of an earlier release (first byte the high byte of a 2-byte length, never a kind)
+    is a list of (request id length, answer length, request id, answer)."""
+    if not value:
+        return []
+    if value[:1] not in (_REFERENCE, _HEX_REFERENCE, _WHOLE):
+        return [
+            (request_id, KeptAnswer(0, "", answer), _whole_record(request_id, answer))
+            for request_id, answer in _old_kept_answers(value)
+        ]
+    kept, at = [], 0
+    while at < len(value):
+        start, kind = at, value[at : at + 1]
+        length, at = _read_varint(value, at + 1)
+        spelt = value[at : at + length]
+        request_id = spelt.hex() if kind == _HEX_REFERENCE else spelt.decode()
+        number, at = _read_varint(value, at + length)
+        if kind != _WHOLE:
+            ms, at = _read_varint(value, at)
+            seq, at = _read_varint(value, at)
+            answer = KeptAnswer(number, f"{ms}-{seq}" if ms else "")
+        else:
+            answer, at = KeptAnswer(0, "", value[at : at + number]), at + number
+        kept.append((request_id, answer, value[start:at]))
+    return kept
+
+
+def _old_kept_answers(value: bytes) -> list[tuple[str, bytes]]:
     kept: list[tuple[str, bytes]] = []
     at = 0
-    while value and at < len(value):
-        id_length, answer_length = _KEPT.unpack_from(value, at)
-        at += _KEPT.size
+    while at < len(value):
+        id_length, answer_length = _OLD_KEPT.unpack_from(value, at)
+        at += _OLD_KEPT.size
         request_id = value[at : at + id_length].decode()
         at += id_length
         kept.append((request_id, value[at : at + answer_length]))
@@ -156,15 +237,21 @@ def kept_answers(value: bytes | None) -> list[tuple[str, bytes]]:
     return kept
 
 
-def with_answer(value: bytes | None, request_id: str, answer: bytes) -> bytes:
-    """The seat's field with ``answer`` kept for ``request_id``, the oldest beyond the latest
+def _whole_record(request_id: str, answer: bytes) -> bytes:
+    encoded = request_id.encode()
+    return _WHOLE + _varint(len(encoded)) + encoded + _varint(len(answer)) + answer
+
+
+def with_answer(value: bytes | None, request_id: str, version: int) -> bytes:
+    """The seat's field with an answer for ``request_id`` at ``version`` kept, but for its
+    stream entry id (the commit script appends it), the oldest beyond the latest
     KEPT_ANSWERS_PER_SEAT forgotten."""
-    kept = [*kept_answers(value), (request_id, answer)][-KEPT_ANSWERS_PER_SEAT:]
-    parts = []
-    for kept_id, kept_answer in kept:
-        encoded = kept_id.encode()
-        parts += [_KEPT.pack(len(encoded), len(kept_answer)), encoded, kept_answer]
-    return b"".join(parts)
+    records = [record for _, _, record in kept_answers(value)]
+    earlier = records[max(0, len(records) + 1 - KEPT_ANSWERS_PER_SEAT) :]
+    kind, encoded = _REFERENCE, request_id.encode()
+    if _HEX_ID.fullmatch(request_id):
+        kind, encoded = _HEX_REFERENCE, bytes.fromhex(request_id)
+    return b"".join([*earlier, kind, _varint(len(encoded)), encoded, _varint(version)])
 
 
 # Claim due deadlines: push each one a lease into the future, so a replica that dies while
@@ -219,9 +306,23 @@ class MatchRecord:
 
     def to_json(self) -> str:
         """The fields' values in their order, without their names (a third of the text); times
-        to the millisecond. Fields added later go last, with defaults, so older records read."""
+        to the millisecond; the seed commitment and the deal seed empty when they are the ones
+        the server seed (and the nonces) give, as they are but in tests (:meth:`from_json`
+        derives them again: 130 bytes less per match). Fields added later go last, with
+        defaults, so older records read."""
         values = [round(v, 3) if isinstance(v, float) else v for v in vars(self).values()]
+        derived = self._derived_seeds()
+        for at, name in _DERIVABLE:
+            if values[at] == derived[name]:
+                values[at] = ""
         return json.dumps(values, separators=(",", ":"))
+
+    def _derived_seeds(self) -> dict[str, str]:
+        """The seed commitment and deal seed that the server seed and nonces give."""
+        return {
+            "seed_commitment": fairness.commitment(self.server_seed),
+            "deal_seed": fairness.deal_seed(self.server_seed, self.nonces),
+        }
 
     def copy(self) -> MatchRecord:
         """An independent copy (the per-seat lists too), for a change to work on."""
@@ -237,7 +338,20 @@ class MatchRecord:
         values = json.loads(text)
         record = cls(**values) if isinstance(values, dict) else cls(*values)
         record.status = Status(record.status)
+        if not record.seed_commitment or (not record.deal_seed and record.status != Status.LOBBY):
+            derived = record._derived_seeds()
+            record.seed_commitment = record.seed_commitment or derived["seed_commitment"]
+            if record.status != Status.LOBBY:
+                record.deal_seed = record.deal_seed or derived["deal_seed"]
         return record
+
+
+_DERIVABLE = [
+    (at, item.name)
+    for at, item in enumerate(dataclasses.fields(MatchRecord))
+    if item.name in ("seed_commitment", "deal_seed")
+]
+"""The positions of the seeds that :meth:`MatchRecord.to_json` leaves empty when derivable."""
 
 
 @dataclass
@@ -283,9 +397,9 @@ class Answers:
     seat: int
     kept: bytes | None
 
-    def answer(self, request_id: str) -> bytes | None:
-        """The answer kept for ``request_id`` (None: it was not applied, or long ago)."""
-        return next((a for kept_id, a in kept_answers(self.kept) if kept_id == request_id), None)
+    def answer(self, request_id: str) -> KeptAnswer | None:
+        """What is kept of the answer to ``request_id`` (None: not applied, or long ago)."""
+        return next((a for kept_id, a, _ in kept_answers(self.kept) if kept_id == request_id), None)
 
 
 def match_key(match_id: str) -> str:
@@ -322,14 +436,15 @@ class MatchStore:
 
     async def load_with_answers(self, match_id: str, seat: int) -> tuple[Stored | None, Answers]:
         """The match and the answers its ``seat`` keeps, in one round trip (the hot path of
-        every action). The answers are read after the match: when a commit comes in between,
-        they are newer than the match read, and a commit at the version read fails."""
+        every action), read together; and those the earlier release kept in a key of their
+        own, read after the match: when a commit comes in between, it moved them into the
+        match's hash, and a commit at the version read fails."""
         key = match_key(match_id)
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hmget(key, ["version", "meta", "state"])
+            pipe.hmget(key, ["version", "meta", "state", f"a{seat}"])
             pipe.hget(f"{key}:requests", str(seat))
-            (version, meta, state), kept = await pipe.execute()
-        answers = Answers(seat, kept)
+            (version, meta, state, kept), kept_before = await pipe.execute()
+        answers = Answers(seat, kept or kept_before)
         if version is None or meta is None:
             return None, answers
         return Stored(MatchRecord.from_json(meta), state or b"", int(version)), answers
@@ -341,14 +456,15 @@ class MatchStore:
         record: MatchRecord,
         state: bytes,
         events: list[bytes],
-        answered: tuple[Answers, str, bytes] | None = None,
+        answered: tuple[Answers, str] | None = None,
         retention_seconds: int = 0,
         deadline: float | None = None,
     ) -> Committed:
-        """Run the commit script; ``answered``: the seat's answers as read with the match, the
-        request id and the answer to keep with them. ``deadline`` (only ever moved earlier) goes
-        ahead of it in the same round trip. It is not part of the script: the deadlines live in
-        a global key, outside the match's Cluster slot."""
+        """Run the commit script; ``answered``: the seat's answers as read with the match and
+        the request id whose answer (this commit's version and events) to keep with them.
+        ``deadline`` (only ever moved earlier) goes ahead of it in the same round trip. It is
+        not part of the script: the deadlines live in a global key, outside the match's Cluster
+        slot."""
         keys, args = self._commit_call(
             match_id, expected_version, record, state, events, answered, retention_seconds
         )
@@ -368,7 +484,7 @@ class MatchStore:
         record: MatchRecord,
         state: bytes,
         events: list[bytes],
-        answered: tuple[Answers, str, bytes] | None,
+        answered: tuple[Answers, str] | None,
         retention_seconds: int,
     ) -> tuple[list[str], list[str | bytes]]:
         """The commit script's keys and arguments."""
@@ -376,8 +492,9 @@ class MatchStore:
         keys = [key, f"{key}:events", f"{key}:requests", f"{key}:answered"]
         seat, kept = "", b""
         if answered is not None:
-            answers, request_id, answer = answered
-            seat, kept = str(answers.seat), with_answer(answers.kept, request_id, answer)
+            answers, request_id = answered
+            version = (expected_version or 0) + 1
+            seat, kept = str(answers.seat), with_answer(answers.kept, request_id, version)
         args: list[str | bytes] = [
             "" if expected_version is None else str(expected_version),
             record.to_json(),
@@ -464,6 +581,19 @@ class MatchStore:
             self.durability.check(replies[1])
             self.durability.check(replies[3])
         return reply
+
+    async def entry_events(self, match_id: str, entry_id: str) -> list[bytes] | None:
+        """The events of one commit's stream entry, as a kept answer names it (a retry reads
+        them again); None: the stream is gone (the match with it)."""
+        if not entry_id:
+            return []
+        key = f"{match_key(match_id)}:events"
+        entries = cast(
+            list[tuple[bytes, dict[bytes, bytes]]], await self.redis.xrange(key, entry_id, entry_id)
+        )
+        if not entries:
+            return None
+        return [event for _, event in stream_events(entry_id, entries[0][1])]
 
     async def read_events(
         self, match_id: str, after: str, block_ms: int | None, count: int = 100
