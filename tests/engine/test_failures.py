@@ -337,7 +337,7 @@ async def test_a_silent_seat_times_out_then_a_bot_plays_it(address, redis_server
             stored = await store.load(match_id)
             return stored is not None and stored.record.status == "over"
 
-        await eventually(over, 15, "the match to end without the silent player")
+        await eventually(over, 60, "the match to end without the silent player")
         events = [
             game_pb2.Event.FromString(data) for _, data in await stored_events(direct, match_id)
         ]

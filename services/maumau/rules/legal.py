@@ -233,13 +233,15 @@ def _add_plays(m: MatchState, seat: int, cards: list[Card], actions: list[Action
     repeats = rules.deck == "colour108" or rules.decks_for(m.seats) > 1
     for index in range(len(cards)):
         card = cards[index]
-        if repeats and _held_before(cards, index, card):
-            continue
         plays = _PLAYS[card.code]
         if plain_only and not marks[card.code] & WISHES:
-            if card.suit == top_suit or card.rank == top_rank:
+            if (card.suit == top_suit or card.rank == top_rank) and not (
+                repeats and _held_before(cards, index, card)
+            ):
                 found = True
                 _add_calls(plays[0], _call_slot(variant.due_call(m, seat, card, False)), actions)
+            continue
+        if repeats and _held_before(cards, index, card):
             continue
         for wishing in variant.wish_options(card):
             if refusal(m, card, wishing) is not None:

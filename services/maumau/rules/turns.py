@@ -106,7 +106,7 @@ def _remove(hand: list[Card], card: Card) -> None:
     comparison calls, unlike ``list.remove``)."""
     for index in range(len(hand)):
         if hand[index] is card:
-            del hand[index]
+            hand.pop(index)
             return
     raise ValueError(f"{card} is not in the hand")
 

@@ -328,8 +328,9 @@ class Colour(Variant):
         return calls.owes_last(m, seat)
 
     def call_actions(self, m: MatchState, seat: int, actions: list[Action]) -> None:
-        for target in range(m.seats):
-            if target != seat and calls.owes_last(m, target):
+        hands = m.hands
+        for target in range(m.seats):  # the hand size first: the test that fails most often
+            if len(hands[target]) == 1 and target != seat and calls.owes_last(m, target):
                 actions.append(CATCHES[target])
         if calls.may_press_last(m, seat):
             actions.append(CALL_LAST)
