@@ -316,6 +316,8 @@ class Stats:
     wait_s: list[float] = field(default_factory=list)
     rating_lag_s: list[float] = field(default_factory=list)
     moves: int = 0
+    overtaken: int = 0
+    """Actions refused because another seat acted first (a catch, a timer): the view was old."""
     registered: int = 0
     seated: int = 0
     tickets: Counter[str] = field(default_factory=Counter)
@@ -457,19 +459,30 @@ class Player:
                 if acting == view.seat:
                     await asyncio.sleep(self.rng.uniform(*self.options.think))
                     started = time.perf_counter()
+                    self.stats.calls["Act"] += 1
                     try:
-                        answer = await self.stats.call(
-                            "Act",
-                            self.stubs.engine.Act(
-                                engine_pb2.ActRequest(
-                                    request_id=uuid.uuid4().hex, action=choose(view, self.rng)
-                                ),
-                                metadata=token,
-                                timeout=CALL_SECONDS,
+                        answer = await self.stubs.engine.Act(
+                            engine_pb2.ActRequest(
+                                request_id=uuid.uuid4().hex, action=choose(view, self.rng)
                             ),
+                            metadata=token,
+                            timeout=CALL_SECONDS,
                         )
                     except grpc.aio.AioRpcError as error:
-                        if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                        code = error.code()
+                        if code == grpc.StatusCode.FAILED_PRECONDITION:
+                            now = await self.stats.call(
+                                "GetView",
+                                self.stubs.engine.GetView(
+                                    request, metadata=token, timeout=CALL_SECONDS
+                                ),
+                            )
+                            if now.version != view.version:  # another seat acted first
+                                self.stats.overtaken += 1
+                                view = now
+                                continue
+                        self.stats.errors[("Act", code.name)] += 1
+                        if code != grpc.StatusCode.FAILED_PRECONDITION:
                             raise
                     else:
                         self.stats.act_ms.append((time.perf_counter() - started) * 1000)
@@ -638,6 +651,7 @@ async def drive(platform: Platform, options: Options) -> Report:
         f"{prefix}.seated": stats.seated,
         f"{prefix}.matches_finished": len(stats.finished),
         f"{prefix}.moves": stats.moves,
+        f"{prefix}.acts_overtaken": stats.overtaken,
         f"{prefix}.moves_per_s": (stats.moves - warm[1]) / measured if warm[1] else 0.0,
         f"{prefix}.moves_per_s.whole_run": stats.moves / elapsed,
         f"{prefix}.act_ms.p50": percentile(stats.act_ms, 0.5),
