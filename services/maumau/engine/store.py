@@ -148,14 +148,7 @@ def stream_events(entry_id: str, fields: dict[bytes, bytes]) -> list[tuple[str, 
         return [(entry_id, single)]
     data, events, at = fields[b"p"], [], 0
     while at < len(data):
-        length, shift = 0, 0
-        while True:
-            byte = data[at]
-            at += 1
-            length |= (byte & 0x7F) << shift
-            shift += 7
-            if byte < 0x80:
-                break
+        length, at = _read_varint(data, at)
         events.append(data[at : at + length])
         at += length
     ms, seq = entry_id.split("-")
