@@ -149,6 +149,20 @@ class Durability:
                 f"within {self.wait_ms} ms"
             )
 
+    async def write(self, key: str, queue: Callable[[Any], object]) -> Any:
+        """The reply of the one write ``queue`` puts in a pipeline for ``key``, then WAIT for it
+        when replicas are required (raising ReplicationShortfall when too few confirm)."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            queue(pipe)
+            if self.min_replicas > 0:
+                self.wait_after(pipe, key)
+            replies = await pipe.execute(raise_on_error=False)
+        if isinstance(replies[0], Exception):
+            raise replies[0]
+        if self.min_replicas > 0:
+            self.check(replies[1])
+        return replies[0]
+
     async def run_script(
         self, script: AsyncScript, keys: Sequence[str], args: Sequence[Any]
     ) -> Any:

@@ -752,16 +752,9 @@ class MatchStore:
     async def set_deadline(self, match_id: str, due: float, only_earlier: bool = False) -> None:
         """Set the match's deadline; ``only_earlier`` leaves a sooner one in place."""
         deadlines = self.deadlines_of(match_id)
-        if self.durability.min_replicas == 0:
-            await self.redis.zadd(deadlines, {match_id: due}, lt=only_earlier)
-            return
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zadd(deadlines, {match_id: due}, lt=only_earlier)
-            self.durability.wait_after(pipe, deadlines)
-            added, confirmed = await pipe.execute(raise_on_error=False)
-        if isinstance(added, Exception):
-            raise added
-        self.durability.check(confirmed)
+        await self.durability.write(
+            deadlines, lambda pipe: pipe.zadd(deadlines, {match_id: due}, lt=only_earlier)
+        )
 
     async def clear_deadline(self, match_id: str) -> None:
         await self.redis.zrem(self.deadlines_of(match_id), match_id)
@@ -800,16 +793,9 @@ class MatchStore:
         if await self.redis.exists(marker):
             return
         stream = results_stream_of(result.match_id, self.shards)
-        if self.durability.min_replicas == 0:
-            await self.redis.xadd(stream, result_entry(result))  # type: ignore[arg-type]
-        else:  # the marker only once replicas hold the entry, or a failover could lose both
-            async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.xadd(stream, result_entry(result))  # type: ignore[arg-type]
-                self.durability.wait_after(pipe, stream)
-                added, confirmed = await pipe.execute(raise_on_error=False)
-            if isinstance(added, Exception):
-                raise added
-            self.durability.check(confirmed)
+        # The marker only once replicas hold the entry, or a failover could lose the entry alone.
+        entry = result_entry(result)
+        await self.durability.write(stream, lambda pipe: pipe.xadd(stream, entry))
         await self.redis.set(marker, 1, ex=retention_seconds or None)
 
     async def mark_active(self, match_id: str, active: bool) -> None:
