@@ -281,19 +281,31 @@ class Reading:
     resident: dict[str, int]
     cpu: dict[str, float]
     families: Counter[str]
+    """Keys per family."""
+    family_bytes: Counter[str]
+    """``MEMORY USAGE`` summed per family (streams and large sets sampled, as Redis does)."""
 
 
 def read(platform: Platform, at: float, families: bool) -> Reading:
     used = rss = 0
     counted: Counter[str] = Counter()
+    sized: Counter[str] = Counter()
     for host, port, master in platform.redis_nodes():
         with redis.Redis(host=host, port=port, socket_timeout=30) as client:
             info = client.info("memory")
             used += int(info["used_memory"])
             rss += int(info["used_memory_rss"])
             if families and master:
-                for key in client.scan_iter(count=1000):
-                    counted[key_family(key)] += 1
+                keys = list(client.scan_iter(count=1000))
+                for start in range(0, len(keys), 1000):
+                    batch = keys[start : start + 1000]
+                    with client.pipeline(transaction=False) as pipe:
+                        for key in batch:
+                            pipe.memory_usage(key)
+                        sizes = pipe.execute()
+                    for key, size in zip(batch, sizes, strict=True):
+                        counted[key_family(key)] += 1
+                        sized[key_family(key)] += size or 0  # None: expired meanwhile
     pids = platform.processes()
     return Reading(
         at=at,
@@ -302,6 +314,7 @@ def read(platform: Platform, at: float, families: bool) -> Reading:
         resident={name: resident_bytes(pid) for name, pid in pids.items()},
         cpu={name: cpu_seconds(pid) for name, pid in pids.items()},
         families=counted,
+        family_bytes=sized,
     )
 
 
@@ -722,12 +735,21 @@ def cluster_available() -> bool:
 
 
 def growing(report: Report, limit: int = 6) -> list[str]:
-    """The key families that grew after the warm-up, most first."""
-    warm, end = report.readings[1].families, report.readings[-1].families
+    """The key families whose bytes grew after the warm-up, most first, with their keys."""
+    warm, end = report.readings[1], report.readings[-1]
     grew = sorted(
-        ((end[f] - warm.get(f, 0), f) for f in end if end[f] > warm.get(f, 0)), reverse=True
+        (
+            (end.family_bytes[f] - warm.family_bytes.get(f, 0), f)
+            for f in end.family_bytes
+            if end.family_bytes[f] > warm.family_bytes.get(f, 0)
+        ),
+        reverse=True,
     )
-    return [f"{family} +{count}" for count, family in grew[:limit]]
+    return [
+        f"{family} {size / 1024:+,.0f} KB ({end.families[family] - warm.families.get(family, 0):+,}"
+        " keys)"
+        for size, family in grew[:limit]
+    ]
 
 
 def summary(report: Report, options: Options, other: dict[str, float]) -> str:
@@ -786,7 +808,7 @@ def summary(report: Report, options: Options, other: dict[str, float]) -> str:
         "Redis MB over time: " + " ".join(f"{used / 2**20:.0f}" for _, used in report.series)
     )
     grew = growing(report)
-    lines.append("keys grown after warm-up: " + (", ".join(grew) if grew else "none"))
+    lines.append("key families grown after warm-up: " + (", ".join(grew) if grew else "none"))
     return "\n".join(lines)
 
 
