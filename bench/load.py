@@ -81,14 +81,16 @@ class Options:
     players: int = 1000
     seconds: float = 120.0
     warmup: float | None = None
-    """Seconds before the warm-up memory reading; None: a quarter of the run, at most 600."""
+    """Seconds before the warm-up memory reading; None: the retention plus 480 s (the first
+    matches finish, then their records expire as fast as new ones come, and most players have
+    played every queue), at most a third of the run."""
     ramp: float | None = None
     """Players start spread over this many seconds; None: a tenth of the run, at most 30."""
     think: tuple[float, float] = (0.5, 2.0)
     bots_after: float = 10.0
     browse_share: float = 0.3
     retention: float | None = None
-    """Seconds finished matches and ended tickets stay; None: a quarter of the run, 60-600."""
+    """Seconds finished matches and ended tickets stay; None: an eighth of the run, 60-300."""
     cluster: bool = False
     env: dict[str, str] = field(default_factory=dict)
     """More environment for the platform (e.g. a shorter bot delay in tests)."""
@@ -98,7 +100,9 @@ class Options:
         return "cluster" if self.cluster else "single"
 
     def warmup_seconds(self) -> float:
-        return self.warmup if self.warmup is not None else min(self.seconds / 4, 600.0)
+        if self.warmup is not None:
+            return self.warmup
+        return min(self.seconds / 3, self.retention_seconds() + 480.0)
 
     def ramp_seconds(self) -> float:
         return self.ramp if self.ramp is not None else min(self.seconds / 10, 30.0)
@@ -106,7 +110,7 @@ class Options:
     def retention_seconds(self) -> int:
         if self.retention is not None:
             return int(self.retention)
-        return int(min(max(self.seconds / 4, 60.0), 600.0))
+        return int(min(max(self.seconds / 8, 60.0), 300.0))
 
 
 # ------------------------------------------------------------------------------ the platform
@@ -816,7 +820,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--seconds", type=float, default=120.0)
     parser.add_argument("--players", type=int, default=1000)
-    parser.add_argument("--warmup", type=float, default=None, help="default: a quarter of the run")
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=None,
+        help="default: retention + 480 s, at most a third of the run",
+    )
     parser.add_argument("--retention", type=float, default=None, help="finished matches, seconds")
     parser.add_argument("--bots-after", type=float, default=10.0)
     parser.add_argument("--cluster", action="store_true", help="on the local Redis Cluster")
