@@ -241,18 +241,16 @@ def _add_plays(m: MatchState, seat: int, cards: list[Card], actions: list[Action
     variant = m.variant
     marks = variant.marks
     rules = m.ruleset
-    top = m.discard[-1]
-    top_suit, top_rank = top.suit, top.rank
+    serves = _SERVES[m.discard[-1].code]
     plain_only = not m.pending and m.wished is None
     found = False
     repeats = rules.deck == "colour108" or rules.decks_for(m.seats) > 1
     for index in range(len(cards)):
         card = cards[index]
-        plays = _PLAYS[card.code]
-        if plain_only and not marks[card.code] & WISHES:
-            if (card.suit == top_suit or card.rank == top_rank) and not (
-                repeats and _held_before(cards, index, card)
-            ):
+        code = card.code
+        plays = _PLAYS[code]
+        if plain_only and not marks[code] & WISHES:
+            if serves[code] and not (repeats and _held_before(cards, index, card)):
                 found = True
                 _add_calls(plays[0], _call_slot(variant.due_call(m, seat, card, False)), actions)
             continue
@@ -304,6 +302,12 @@ def _interned_plays(card: Card) -> tuple[tuple[Play, ...], ...]:
 
 _PLAYS: Final = tuple(_interned_plays(card) for card in ALL_CARDS)
 """The interned plays of every card, by its code."""
+
+_SERVES: Final = tuple(
+    bytes(card.suit == top.suit or card.rank == top.rank for card in ALL_CARDS) for top in ALL_CARDS
+)
+"""By the top card's code, then a card's code: 1 where the card matches it by suit or rank (a
+plain card on a pile with nothing pending or wished), compared once here instead of per listing."""
 
 
 class LegalActions:

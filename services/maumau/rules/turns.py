@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from _random import Random
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from . import legal, scoring
 from .actions import Play
@@ -204,6 +204,11 @@ def shuffle(rng: Random, cards: list[Card]) -> None:
         cards[last], cards[other] = cards[other], cards[last]
 
 
+_TURNS_STARTED: Final = tuple(TurnStarted(seat) for seat in range(8))
+"""The event starting each seat's turn (at most 8 seats, as every preset), built once: nearly
+every action ends with one, and events are immutable values."""
+
+
 def seats_from(m: MatchState, seat: int) -> list[int]:
     """The other seats dealt in, in playing order after ``seat``."""
     order = []
@@ -230,7 +235,7 @@ def next_turn(m: MatchState, events: list[Event], skip: bool = False) -> None:
     if out_seat is not None and out_seat == m.turn:
         end_round(m, out_seat, finish_of(m, out_seat), events)
         return
-    events.append(TurnStarted(m.turn))
+    events.append(_TURNS_STARTED[m.turn])
 
 
 def move_on(m: MatchState) -> None:
@@ -267,7 +272,7 @@ def start_round(m: MatchState, events: list[Event]) -> None:
     for seat in order:
         events.append(Drew(seat, rules.hand_size, "deal", tuple(m.hands[seat])))
     m.variant.turn_up(m)
-    events.append(TurnStarted(m.turn))
+    events.append(_TURNS_STARTED[m.turn])
 
 
 def end_round(m: MatchState, winner: int, finish: Finish, events: list[Event]) -> None:
