@@ -81,14 +81,16 @@ class Options:
     players: int = 1000
     seconds: float = 120.0
     warmup: float | None = None
-    """Seconds before the warm-up memory reading; None: a quarter of the run, at most 600."""
+    """Seconds before the warm-up memory reading; None: the retention plus 480 s (the first
+    matches finish, then their records expire as fast as new ones come, and most players have
+    played every queue), at most a third of the run."""
     ramp: float | None = None
     """Players start spread over this many seconds; None: a tenth of the run, at most 30."""
     think: tuple[float, float] = (0.5, 2.0)
     bots_after: float = 10.0
     browse_share: float = 0.3
     retention: float | None = None
-    """Seconds finished matches and ended tickets stay; None: a quarter of the run, 60-600."""
+    """Seconds finished matches and ended tickets stay; None: an eighth of the run, 60-300."""
     cluster: bool = False
     env: dict[str, str] = field(default_factory=dict)
     """More environment for the platform (e.g. a shorter bot delay in tests)."""
@@ -98,7 +100,9 @@ class Options:
         return "cluster" if self.cluster else "single"
 
     def warmup_seconds(self) -> float:
-        return self.warmup if self.warmup is not None else min(self.seconds / 4, 600.0)
+        if self.warmup is not None:
+            return self.warmup
+        return min(self.seconds / 3, self.retention_seconds() + 480.0)
 
     def ramp_seconds(self) -> float:
         return self.ramp if self.ramp is not None else min(self.seconds / 10, 30.0)
@@ -106,7 +110,7 @@ class Options:
     def retention_seconds(self) -> int:
         if self.retention is not None:
             return int(self.retention)
-        return int(min(max(self.seconds / 4, 60.0), 600.0))
+        return int(min(max(self.seconds / 8, 60.0), 300.0))
 
 
 # ------------------------------------------------------------------------------ the platform
@@ -281,19 +285,31 @@ class Reading:
     resident: dict[str, int]
     cpu: dict[str, float]
     families: Counter[str]
+    """Keys per family."""
+    family_bytes: Counter[str]
+    """``MEMORY USAGE`` summed per family (streams and large sets sampled, as Redis does)."""
 
 
 def read(platform: Platform, at: float, families: bool) -> Reading:
     used = rss = 0
     counted: Counter[str] = Counter()
+    sized: Counter[str] = Counter()
     for host, port, master in platform.redis_nodes():
         with redis.Redis(host=host, port=port, socket_timeout=30) as client:
             info = client.info("memory")
             used += int(info["used_memory"])
             rss += int(info["used_memory_rss"])
             if families and master:
-                for key in client.scan_iter(count=1000):
-                    counted[key_family(key)] += 1
+                keys = list(client.scan_iter(count=1000))
+                for start in range(0, len(keys), 1000):
+                    batch = keys[start : start + 1000]
+                    with client.pipeline(transaction=False) as pipe:
+                        for key in batch:
+                            pipe.memory_usage(key)
+                        sizes = pipe.execute()
+                    for key, size in zip(batch, sizes, strict=True):
+                        counted[key_family(key)] += 1
+                        sized[key_family(key)] += size or 0  # None: expired meanwhile
     pids = platform.processes()
     return Reading(
         at=at,
@@ -302,6 +318,7 @@ def read(platform: Platform, at: float, families: bool) -> Reading:
         resident={name: resident_bytes(pid) for name, pid in pids.items()},
         cpu={name: cpu_seconds(pid) for name, pid in pids.items()},
         families=counted,
+        family_bytes=sized,
     )
 
 
@@ -722,12 +739,21 @@ def cluster_available() -> bool:
 
 
 def growing(report: Report, limit: int = 6) -> list[str]:
-    """The key families that grew after the warm-up, most first."""
-    warm, end = report.readings[1].families, report.readings[-1].families
+    """The key families whose bytes grew after the warm-up, most first, with their keys."""
+    warm, end = report.readings[1], report.readings[-1]
     grew = sorted(
-        ((end[f] - warm.get(f, 0), f) for f in end if end[f] > warm.get(f, 0)), reverse=True
+        (
+            (end.family_bytes[f] - warm.family_bytes.get(f, 0), f)
+            for f in end.family_bytes
+            if end.family_bytes[f] > warm.family_bytes.get(f, 0)
+        ),
+        reverse=True,
     )
-    return [f"{family} +{count}" for count, family in grew[:limit]]
+    return [
+        f"{family} {size / 1024:+,.0f} KB ({end.families[family] - warm.families.get(family, 0):+,}"
+        " keys)"
+        for size, family in grew[:limit]
+    ]
 
 
 def summary(report: Report, options: Options, other: dict[str, float]) -> str:
@@ -786,7 +812,7 @@ def summary(report: Report, options: Options, other: dict[str, float]) -> str:
         "Redis MB over time: " + " ".join(f"{used / 2**20:.0f}" for _, used in report.series)
     )
     grew = growing(report)
-    lines.append("keys grown after warm-up: " + (", ".join(grew) if grew else "none"))
+    lines.append("key families grown after warm-up: " + (", ".join(grew) if grew else "none"))
     return "\n".join(lines)
 
 
@@ -794,7 +820,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--seconds", type=float, default=120.0)
     parser.add_argument("--players", type=int, default=1000)
-    parser.add_argument("--warmup", type=float, default=None, help="default: a quarter of the run")
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=None,
+        help="default: retention + 480 s, at most a third of the run",
+    )
     parser.add_argument("--retention", type=float, default=None, help="finished matches, seconds")
     parser.add_argument("--bots-after", type=float, default=10.0)
     parser.add_argument("--cluster", action="store_true", help="on the local Redis Cluster")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import struct
 import uuid
@@ -265,3 +266,11 @@ def test_the_cache_forgets_the_least_recently_used_match_first() -> None:
     assert cache.get("a") is not None  # "b" is now the least recently used
     cache.committed("c", None, Stored(record(), b"", 1), None)
     assert [cache.get(m) is not None for m in ("a", "b", "c")] == [True, False, True]
+
+
+def test_the_cache_forgets_a_match_once_it_is_over() -> None:
+    cache = MatchCache(10)
+    cache.committed("a", None, Stored(record(), b"", 1), None)
+    over = dataclasses.replace(record(), status=Status.OVER)
+    cache.committed("a", 1, Stored(over, b"", 2), None)
+    assert cache.get("a") is None

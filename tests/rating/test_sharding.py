@@ -68,7 +68,7 @@ async def test_every_key_of_a_preset_shares_its_slot_and_presets_differ(store: R
 
 
 async def test_a_history_merges_every_presets_newest_first(store: RatingStore) -> None:
-    results = parse(synthetic_results(300, seed=8, players=6))
+    results = parse(synthetic_results(300, seed=8, players=6, span_days=90.0))
     await store.apply(results)
     player = next(iter(by_rated_id(results[0])))
     played = sorted((r for r in results if player in by_rated_id(r)), key=lambda r: -r.finished_at)

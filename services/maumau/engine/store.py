@@ -458,7 +458,9 @@ class Current:
 
 class MatchCache:
     """The matches this replica read or committed last, each as of its version (at most
-    ``size``, the least recently used forgotten first; 0 remembers nothing).
+    ``size``, the least recently used forgotten first; 0 remembers nothing). A finished match
+    is not remembered: it takes no more actions, and keeping it would hold a replica's memory
+    until ``size`` finished matches filled the cache.
 
     A change usually starts from here without reading Redis: the commit's version check refuses
     one computed from a match that another replica moved on meanwhile, and the refusal brings
@@ -477,6 +479,9 @@ class MatchCache:
 
     def put(self, match_id: str, current: Current) -> None:
         if self.size == 0:
+            return
+        if current.stored.record.status is Status.OVER:
+            self.forget(match_id)
             return
         self._entries[match_id] = Current(current.stored, current.requests, fresh=False)
         self._entries.move_to_end(match_id)

@@ -10,8 +10,9 @@ its top N and a player's rank are read from one key, exactly as before.
   preset: XP and match counts, and each season's rating (see :class:`PresetState`)
 - ``{rating:<preset>}:ladder:<season>``  sorted set: rated id -> ordinal (mu - 3 sigma)
 - ``{rating:<preset>}:history:<id>``  sorted set: match id -> finished_at (the latest
-  HISTORY_KEPT; the oldest are trimmed once twice as many piled up); a player's history is the
-  newest of every preset's, merged when read
+  HISTORY_KEPT; the oldest are trimmed once twice as many piled up, and those that finished a
+  match retention before the newest at once); a player's history is the newest of every
+  preset's, merged when read. It expires with the newest match record it names.
 - ``{rating:<preset>}:match:<id>``  ``"<seq> <record>"``: the order in which the preset's matches
   were applied and the match's record (JSON, see :func:`apply_result`); its existence marks the
   match applied. It expires after the match retention, far longer than a result stays in the
@@ -65,7 +66,8 @@ HISTORY_KEPT = 100
 
 # KEYS: the seq counter, the M match keys, the P player keys, then keys named by index in ARGV[1].
 # ARGV[1]: JSON {"matches": M, "players": P, "expire": seconds a match record is kept,
-# "sorted": [[key, [score, member, ...], trim], ...]};
+# "sorted": [[key, [score, member, ...], history], ...]}: a history (``history`` is then the
+# oldest score it keeps) is trimmed and expires with the newest match record it names;
 # ARGV[2]: history entries kept; then M match records, the P player states as read ('' for none)
 # and the P new player states. Scores travel as strings: Lua numbers would lose digits.
 _APPLY = """
@@ -91,8 +93,12 @@ if n > 0 then
 end
 for _, z in ipairs(p.sorted) do
   redis.call('ZADD', KEYS[z[1]], unpack(z[2]))
-  if z[3] and redis.call('ZCARD', KEYS[z[1]]) >= 2 * keep then
-    redis.call('ZREMRANGEBYRANK', KEYS[z[1]], 0, -(keep + 1))
+  if z[3] then
+    redis.call('ZREMRANGEBYSCORE', KEYS[z[1]], '-inf', '(' .. z[3])
+    if redis.call('ZCARD', KEYS[z[1]]) >= 2 * keep then
+      redis.call('ZREMRANGEBYRANK', KEYS[z[1]], 0, -(keep + 1))
+    end
+    redis.call('EXPIRE', KEYS[z[1]], p.expire)
   end
 end
 return 'ok'
@@ -396,7 +402,10 @@ class RatingStore:
         scores = []
         for rated_id, entries in history.items():
             keys.append(f"{slot}:history:{rated_id}")
-            scores.append([len(keys), entries, True])  # Lua counts from 1
+            # Lua counts keys from 1. Records of matches that finished a retention before this
+            # player's newest are gone or about to go: their places in the history go too.
+            oldest = max(float(at) for at in entries[0::2]) - self.match_retention_seconds
+            scores.append([len(keys), entries, repr(oldest)])
         for season, rated in step.ladders.items():
             entries = []
             for rated_id in rated:
