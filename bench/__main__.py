@@ -24,7 +24,7 @@ from bench.engine import bench_engine
 from bench.gateway import bench_gateway
 from bench.matchmaking import bench_matchmaking
 from bench.rating import bench_rating
-from bench.rules import plays_first, random_rounds
+from bench.rules import random_rounds
 from bench.streams import bench_streams
 from bench.tournaments import bench_tournaments
 from maumau import rules
@@ -144,7 +144,7 @@ def bench_rules(seconds: float) -> dict[str, float]:
         print(
             f"  classic 4 seats, pure Python: {pure:9,.0f} actions/s; compiled/pure = {ratio:.2f}"
         )
-    colour = random_rounds("colour", 4, seconds, policy=plays_first)
+    colour = random_rounds("colour", 4, seconds, cards_first=True)
     figures["rules.colour.4.plays_first.rounds_per_s"] = colour["rounds_per_s"]
     figures["rules.colour.4.plays_first.actions_per_s"] = colour["actions_per_s"]
     print(

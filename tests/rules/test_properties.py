@@ -67,6 +67,7 @@ def test_random_play_accepts_exactly_the_listed_actions(table, seed, steps):
             assert listed == list(match.legal_actions(seat))
             plays = [type(action) is Play for action in listed]
             assert plays == sorted(plays, reverse=True), "a seat's plays come first"
+            assert match.cards_first_list(seat) == (listed[: plays.count(True)] or listed)
             for probe in random_illegal_candidates(match, rng):
                 legal = probe in list(match.legal_actions(seat))
                 assert (probe in match.legal_actions(seat)) == legal

@@ -193,6 +193,21 @@ def legal(m: MatchState, seat: int) -> list[Action]:
     return actions
 
 
+def cards_first(m: MatchState, seat: int) -> list[Action]:
+    """The legal plays of ``seat`` if it has any (in the order :func:`legal` lists them), else
+    all its legal actions: the choice of a player who plays a card whenever one fits, as
+    RLCard's UNO does and search rollouts may. Built in the same one pass as :func:`legal`."""
+    if m.phase is OVER or not 0 <= seat < m.seats:
+        return []
+    actions = _moves(m, seat)
+    if actions and type(actions[0]) is Play:  # the plays come first: drop what follows them
+        while type(actions[-1]) is not Play:
+            actions.pop()
+        return actions
+    m.variant.call_actions(m, seat, actions)
+    return actions
+
+
 def _moves(m: MatchState, seat: int) -> list[Action]:
     """The moves of the seat the match waits for (nothing for any other seat)."""
     actions: list[Action] = []
