@@ -34,7 +34,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -288,6 +288,11 @@ class Reading:
     """Keys per family."""
     family_bytes: Counter[str]
     """``MEMORY USAGE`` summed per family (streams and large sets sampled, as Redis does)."""
+
+
+def services_resident(reading: Reading) -> int:
+    """The platform's processes' resident bytes, Redis's left out."""
+    return sum(size for name, size in reading.resident.items() if not name.startswith("redis"))
 
 
 def read(platform: Platform, at: float, families: bool) -> Reading:
@@ -607,7 +612,8 @@ class Report:
     figures: dict[str, float]
     readings: list[Reading]
     errors: Counter[tuple[str, str]]
-    series: list[tuple[float, int]]
+    series: list[Reading]
+    """Readings (without key families) every 1/24 of the run."""
 
 
 async def drive(platform: Platform, options: Options) -> Report:
@@ -616,7 +622,7 @@ async def drive(platform: Platform, options: Options) -> Report:
         channels(platform.address(name)) for name in ("engine", "matchmaking", "rating")
     )
     readings = [await asyncio.to_thread(read, platform, 0.0, True)]
-    series = [(0.0, readings[0].redis_used)]
+    series = [readings[0]]
     began = time.monotonic()
     own_cpu = resource.getrusage(resource.RUSAGE_SELF)
     tasks = []
@@ -642,7 +648,7 @@ async def drive(platform: Platform, options: Options) -> Report:
                 readings.append(await asyncio.to_thread(read, platform, now - began, True))
                 warm = (len(stats.act_ms), stats.moves)
             reading = await asyncio.to_thread(read, platform, now - began, False)
-            series.append((now - began, reading.redis_used))
+            series.append(reading)
         readings.append(await asyncio.to_thread(read, platform, time.monotonic() - began, True))
     finally:
         for task in tasks:
@@ -698,9 +704,20 @@ async def drive(platform: Platform, options: Options) -> Report:
         figures[f"{prefix}.redis_keys.{stage}"] = sum(reading.families.values())
         for name, size in reading.resident.items():
             figures[f"{prefix}.rss_mb.{name}.{stage}"] = size / 2**20
-        services = sum(v for k, v in reading.resident.items() if not k.startswith("redis"))
-        figures[f"{prefix}.services_rss_mb.{stage}"] = services / 2**20
+        figures[f"{prefix}.services_rss_mb.{stage}"] = services_resident(reading) / 2**20
     figures[f"{prefix}.redis_growth_pct"] = growth(warmed.redis_used, end.redis_used)
+    # One reading against another is at the mercy of how many matches are live at the two
+    # moments; the readings of the second half after the warm-up against those of the first
+    # are not.
+    after = [reading for reading in series if reading.at >= warmed.at]
+    halves = (after[: len(after) // 2], after[len(after) // 2 :])
+    measures: list[tuple[str, Callable[[Reading], int]]] = [
+        ("redis", lambda reading: reading.redis_used),
+        ("services_rss", services_resident),
+    ]
+    for name, measure in measures:
+        first, second = (sum(map(measure, half)) / max(len(half), 1) for half in halves)
+        figures[f"{prefix}.{name}_trend_pct"] = growth(first, second)
     figures[f"{prefix}.services_rss_growth_pct"] = growth(
         figures[f"{prefix}.services_rss_mb.warm"], figures[f"{prefix}.services_rss_mb.end"]
     )
@@ -781,6 +798,7 @@ def summary(report: Report, options: Options, other: dict[str, float]) -> str:
             "{:.0f}",
         ),
         ("services RSS growth %", "services_rss_growth_pct", "{:+.1f}"),
+        ("after warm-up, half on half %", "redis_trend_pct services_rss_trend_pct", "{:+.1f}"),
         ("load generator CPU (cores)", "generator_cpu_share", "{:.2f}"),
     ]
     lines = [
@@ -809,7 +827,16 @@ def summary(report: Report, options: Options, other: dict[str, float]) -> str:
             "errors: " + ", ".join(f"{m} {c} x{n}" for (m, c), n in report.errors.most_common(8))
         )
     lines.append(
-        "Redis MB over time: " + " ".join(f"{used / 2**20:.0f}" for _, used in report.series)
+        "Redis MB over time: "
+        + " ".join(f"{reading.redis_used / 2**20:.0f}" for reading in report.series)
+    )
+    lines.append(
+        "services RSS MB over time: "
+        + " ".join(f"{services_resident(reading) / 2**20:.0f}" for reading in report.series)
+    )
+    lines.append(
+        "engine RSS MB over time: "
+        + " ".join(f"{reading.resident.get('engine', 0) / 2**20:.0f}" for reading in report.series)
     )
     grew = growing(report)
     lines.append("key families grown after warm-up: " + (", ".join(grew) if grew else "none"))

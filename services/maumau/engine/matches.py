@@ -44,6 +44,8 @@ MAX_RETRIES = 50
 RESULT_GRACE_SECONDS = 5.0
 
 MOVES = prometheus_client.Counter("engine_moves_total", "Actions applied, by preset.", ["preset"])
+_MOVES_BY_PRESET: dict[str, prometheus_client.Counter] = {}
+"""MOVES per preset, its label looked up once (a lookup takes a lock)."""
 CAS_RETRIES = prometheus_client.Counter(
     "engine_cas_retries_total", "Commits retried after another replica changed the match first."
 )
@@ -369,7 +371,10 @@ class Matches:
         The move is stored by now, so a failure here must not fail the call: the deadline set
         before the commit brings the match back to the deadline loop, which finishes the rest."""
         if change.moved:
-            MOVES.labels(change.moved).inc()
+            moves = _MOVES_BY_PRESET.get(change.moved)
+            if moves is None:
+                moves = _MOVES_BY_PRESET[change.moved] = MOVES.labels(change.moved)
+            moves.inc()
         if change.started:
             MATCHES_STARTED.inc()
         if change.timed_out:

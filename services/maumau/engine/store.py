@@ -29,6 +29,7 @@ new match).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import struct
 from collections import OrderedDict
@@ -194,6 +195,7 @@ _REFERENCE, _HEX_REFERENCE, _WHOLE = b"R", b"H", b"A"
 with a request id of lowercase hex digits kept as the bytes they spell (half the size: the
 clients' ids are 32 such digits), or, carried over from an earlier release, the answer
 itself."""
+_KINDS = (_REFERENCE, _HEX_REFERENCE, _WHOLE)
 _HEX_ID = re.compile(r"(?:[0-9a-f]{2})+")
 _OLD_KEPT = struct.Struct(">HI")
 """The head of an answer kept by an earlier release: the request id's length, the answer's."""
@@ -209,7 +211,7 @@ def kept_answers(value: bytes | None) -> list[tuple[str, KeptAnswer, bytes]]:
     is a list of (request id length, answer length, request id, answer)."""
     if not value:
         return []
-    if value[:1] not in (_REFERENCE, _HEX_REFERENCE, _WHOLE):
+    if value[:1] not in _KINDS:
         return [
             (request_id, KeptAnswer(0, "", answer), _whole_record(request_id, answer))
             for request_id, answer in _old_kept_answers(value)
@@ -255,10 +257,15 @@ def with_answer(value: bytes | None, request_id: str, version: int) -> bytes:
     KEPT_ANSWERS_PER_SEAT forgotten."""
     records = [record for _, _, record in kept_answers(value)]
     earlier = records[max(0, len(records) + 1 - KEPT_ANSWERS_PER_SEAT) :]
-    kind, encoded = _REFERENCE, request_id.encode()
-    if _HEX_ID.fullmatch(request_id):
-        kind, encoded = _HEX_REFERENCE, bytes.fromhex(request_id)
+    kind, encoded = _spelt(request_id)
     return b"".join([*earlier, kind, _varint(len(encoded)), encoded, _varint(version)])
+
+
+def _spelt(request_id: str) -> tuple[bytes, bytes]:
+    """A request id's kind of record and its bytes there (see :func:`kept_answers`)."""
+    if _HEX_ID.fullmatch(request_id):
+        return _HEX_REFERENCE, bytes.fromhex(request_id)
+    return _REFERENCE, request_id.encode()
 
 
 # Claim due deadlines: push each one a lease into the future, so a replica that dies while
@@ -322,19 +329,20 @@ class MatchRecord:
         the server seed (and the nonces) give, as they are but in tests (:meth:`from_json`
         derives them again: 130 bytes less per match). Fields added later go last, with
         defaults, so older records read."""
+        return self.to_json_bytes().decode()
+
+    def to_json_bytes(self) -> bytes:
+        """:meth:`to_json` as the UTF-8 bytes a commit stores."""
         values = [round(v, 3) if type(v) is float else v for v in vars(self).values()]
         derived = self._derived_seeds()
         for at, name in _DERIVABLE:
             if values[at] == derived[name]:
                 values[at] = ""
-        return orjson.dumps(values).decode()
+        return orjson.dumps(values)
 
     def _derived_seeds(self) -> dict[str, str]:
         """The seed commitment and deal seed that the server seed and nonces give."""
-        return {
-            "seed_commitment": fairness.commitment(self.server_seed),
-            "deal_seed": fairness.deal_seed(self.server_seed, self.nonces),
-        }
+        return _derived_seeds(self.server_seed, tuple(self.nonces))
 
     def copy(self) -> MatchRecord:
         """An independent copy (the per-seat lists too), for a change to work on."""
@@ -359,6 +367,16 @@ class MatchRecord:
             if record.status != Status.LOBBY:
                 record.deal_seed = record.deal_seed or derived["deal_seed"]
         return record
+
+
+@functools.lru_cache(maxsize=4096)
+def _derived_seeds(server_seed: str, nonces: tuple[str, ...]) -> dict[str, str]:
+    """Two hashes that every commit of a match would compute again, remembered for the matches
+    a replica is serving (the caller must not change the dict)."""
+    return {
+        "seed_commitment": fairness.commitment(server_seed),
+        "deal_seed": fairness.deal_seed(server_seed, nonces),
+    }
 
 
 _DERIVABLE = [
@@ -414,7 +432,15 @@ class Answers:
 
     def answer(self, request_id: str) -> KeptAnswer | None:
         """What is kept of the answer to ``request_id`` (None: not applied, or long ago)."""
-        return next((a for kept_id, a, _ in kept_answers(self.kept) if kept_id == request_id), None)
+        kept = self.kept
+        if not kept:
+            return None
+        # The usual case, told without reading the records one by one: the id is in none of
+        # them (as a reference spells it, nor as a whole answer carried over holds it).
+        absent = kept[:1] in _KINDS and request_id.encode() not in kept
+        if absent and _spelt(request_id)[1] not in kept:
+            return None
+        return next((a for kept_id, a, _ in kept_answers(kept) if kept_id == request_id), None)
 
 
 @dataclass(frozen=True)
@@ -457,7 +483,7 @@ class MatchCache:
         if current.stored.record.status is Status.OVER:
             self.forget(match_id)
             return
-        self._entries[match_id] = dataclasses.replace(current, fresh=False)
+        self._entries[match_id] = Current(current.stored, current.requests, fresh=False)
         self._entries.move_to_end(match_id)
         if len(self._entries) > self.size:
             self._entries.popitem(last=False)
@@ -626,7 +652,7 @@ class MatchStore:
         seat, answers = ("", b"") if kept is None else (str(kept[0]), kept[1])
         args: list[str | bytes] = [
             "" if expected_version is None else str(expected_version),
-            record.to_json(),
+            record.to_json_bytes(),
             state,
             seat,
             answers,
