@@ -313,8 +313,9 @@ def read(platform: Platform, at: float, families: bool) -> Reading:
                             pipe.memory_usage(key)
                         sizes = pipe.execute()
                     for key, size in zip(batch, sizes, strict=True):
-                        counted[key_family(key)] += 1
-                        sized[key_family(key)] += size or 0  # None: expired meanwhile
+                        family = key_family(key)
+                        counted[family] += 1
+                        sized[family] += size or 0  # None: expired meanwhile
     pids = platform.processes()
     return Reading(
         at=at,
