@@ -46,7 +46,7 @@ async def test_a_cluster_losing_a_master_and_a_replica_of_each_service_keeps_eve
         async def fail_store() -> None:
             master = cluster.node_on(cluster.master_ports()[0])
             master.kill()  # its replica takes over after cluster-node-timeout
-            await asyncio.sleep(4)
+            await asyncio.to_thread(cluster.wait_for_takeover, 60)
             await asyncio.to_thread(master.start)  # it comes back as a replica
             await asyncio.to_thread(cluster.wait_until_healthy, 60)
 

@@ -141,6 +141,20 @@ class LocalCluster:
                 )
             time.sleep(0.1)
 
+    def wait_for_takeover(self, timeout: float | None = None) -> None:
+        """Return once the running nodes count ``masters`` masters and say the cluster is ok:
+        the replica of a master that died has taken over. A dead master must stay down until
+        then: one that comes back first is master again with its own files, and its replica
+        copies them, dropping writes it had confirmed (``WAIT``) that the files missed."""
+        deadline = time.monotonic() + (timeout or self.start_timeout)
+        while len(self.master_ports()) < self.masters or not self._healthy():
+            if time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"no replica took over within {timeout or self.start_timeout} s; "
+                    f"see redis.log in {self.data_dir}/node-*"
+                )
+            time.sleep(0.1)
+
     def _healthy(self) -> bool:
         running = [node for node in self.nodes if node.running]
         for node in running:
