@@ -10,10 +10,12 @@ now and then looks at profiles, histories and ladders. One player of every finis
 its profile until the match is counted there (the rating lag).
 
 Memory is read at the start (platform up, no players), after the warm-up and at the end: Redis
-``used_memory`` (all nodes) and each process's resident memory from ``/proc``, with the key
-families Redis holds, so whatever grows is named. The run prints a one-screen summary (beside the
-other store's latest figures) and merges its figures (``load.single.*`` or ``load.cluster.*``)
-into ``bench/latest.json``; ``--save`` (``make load SAVE=1``) into ``bench/results.json`` too.
+``used_memory`` (all nodes; also without the buffers Redis sizes to traffic and connections,
+such as a master's replication backlog) and each process's resident memory from ``/proc``, with
+the key families Redis holds, so whatever grows is named. The run prints a one-screen summary
+(beside the other store's latest figures) and merges its figures (``load.single.*`` or
+``load.cluster.*``) into ``bench/latest.json``; ``--save`` (``make load SAVE=1``) into
+``bench/results.json`` too.
 """
 
 from __future__ import annotations
@@ -71,6 +73,9 @@ WAKE = {"round_started", "round_over", "match_over", "seed_revealed", "match_sta
 """Events after which a waiting player reads its view again (besides its own turn starting)."""
 MINE = {"turn_started", "timed_out", "handed_to_bot"}
 CALL_SECONDS = 30.0
+ENQUEUE_ATTEMPTS = 3
+TRANSIENT = frozenset({grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNAVAILABLE})
+"""Failures after which a player tries the same Enqueue again (each is still counted)."""
 CHANNELS = 8
 """gRPC connections per service the players are spread over."""
 PLATFORM_START_SECONDS = 240.0
@@ -268,6 +273,8 @@ def cpu_seconds(pid: int) -> float:
     return 0.0
 
 
+REDIS_BUFFERS = ("replication_backlog", "clients_slaves", "clients_normal", "aof_buffer")
+"""The ``INFO memory`` fields (``mem_<part>``) that grow with traffic and connections, not data."""
 ID_LIKE = re.compile(r"^(?=.*\d)[\w.-]{6,}$|^[\w-]{16,}$")
 
 
@@ -282,6 +289,9 @@ class Reading:
     at: float
     redis_used: int
     redis_rss: int
+    redis_buffers: int
+    """Of ``redis_used``, what Redis sizes to its traffic and connections, not to the data it
+    holds: replication backlogs, replicas' and clients' buffers, the AOF buffer."""
     resident: dict[str, int]
     cpu: dict[str, float]
     families: Counter[str]
@@ -290,13 +300,18 @@ class Reading:
     """``MEMORY USAGE`` summed per family (streams and large sets sampled, as Redis does)."""
 
 
+def redis_data(reading: Reading) -> int:
+    """Redis's memory without its buffers: what the platform's keys cost."""
+    return reading.redis_used - reading.redis_buffers
+
+
 def services_resident(reading: Reading) -> int:
     """The platform's processes' resident bytes, Redis's left out."""
     return sum(size for name, size in reading.resident.items() if not name.startswith("redis"))
 
 
 def read(platform: Platform, at: float, families: bool) -> Reading:
-    used = rss = 0
+    used = rss = buffers = 0
     counted: Counter[str] = Counter()
     sized: Counter[str] = Counter()
     for host, port, master in platform.redis_nodes():
@@ -304,6 +319,7 @@ def read(platform: Platform, at: float, families: bool) -> Reading:
             info = client.info("memory")
             used += int(info["used_memory"])
             rss += int(info["used_memory_rss"])
+            buffers += sum(int(info.get(f"mem_{part}", 0)) for part in REDIS_BUFFERS)
             if families and master:
                 keys = list(client.scan_iter(count=1000))
                 for start in range(0, len(keys), 1000):
@@ -321,6 +337,7 @@ def read(platform: Platform, at: float, families: bool) -> Reading:
         at=at,
         redis_used=used,
         redis_rss=rss,
+        redis_buffers=buffers,
         resident={name: resident_bytes(pid) for name, pid in pids.items()},
         cpu={name: cpu_seconds(pid) for name, pid in pids.items()},
         families=counted,
@@ -412,21 +429,28 @@ class Player:
     async def one_match(self) -> None:
         ruleset, ranked = self.rng.choice(QUEUES)
         queued = time.monotonic()
-        ticket = await self.stats.call(
-            "Enqueue",
-            self.stubs.matchmaking.Enqueue(
-                matchmaking_pb2.EnqueueRequest(
-                    ruleset=ruleset,
-                    seat_counts=[2, 3, 4],
-                    preferred_seats=self.rng.choice([2, 3, 4]),
-                    ranked=ranked,
-                    allow_bots=True,
-                    bots_after_seconds=self.options.bots_after,
-                ),
-                metadata=bearer(self.token),
-                timeout=CALL_SECONDS,
-            ),
+        request = matchmaking_pb2.EnqueueRequest(
+            ruleset=ruleset,
+            seat_counts=[2, 3, 4],
+            preferred_seats=self.rng.choice([2, 3, 4]),
+            ranked=ranked,
+            allow_bots=True,
+            bots_after_seconds=self.options.bots_after,
+            request_id=uuid.uuid4().hex,
         )
+        for attempt in range(ENQUEUE_ATTEMPTS):  # a retry answers the ticket a lost call queued
+            try:
+                ticket = await self.stats.call(
+                    "Enqueue",
+                    self.stubs.matchmaking.Enqueue(
+                        request, metadata=bearer(self.token), timeout=CALL_SECONDS
+                    ),
+                )
+                break
+            except grpc.aio.AioRpcError as error:
+                if error.code() not in TRANSIENT or attempt + 1 == ENQUEUE_ATTEMPTS:
+                    raise
+            await asyncio.sleep(1 + self.rng.random())
         stream = self.stubs.matchmaking.FollowTicket(
             matchmaking_pb2.TicketRequest(ticket_id=ticket.ticket_id),
             metadata=bearer(self.token),
@@ -702,11 +726,13 @@ async def drive(platform: Platform, options: Options) -> Report:
         figures[f"{prefix}.tickets.{state}"] = count
     for stage, reading in (("start", start), ("warm", warmed), ("end", end)):
         figures[f"{prefix}.redis_mb.{stage}"] = reading.redis_used / 2**20
+        figures[f"{prefix}.redis_data_mb.{stage}"] = redis_data(reading) / 2**20
         figures[f"{prefix}.redis_keys.{stage}"] = sum(reading.families.values())
         for name, size in reading.resident.items():
             figures[f"{prefix}.rss_mb.{name}.{stage}"] = size / 2**20
         figures[f"{prefix}.services_rss_mb.{stage}"] = services_resident(reading) / 2**20
     figures[f"{prefix}.redis_growth_pct"] = growth(warmed.redis_used, end.redis_used)
+    figures[f"{prefix}.redis_data_growth_pct"] = growth(redis_data(warmed), redis_data(end))
     # One reading against another is at the mercy of how many matches are live at the two
     # moments; the readings of the second half after the warm-up against those of the first
     # are not.
@@ -714,6 +740,7 @@ async def drive(platform: Platform, options: Options) -> Report:
     halves = (after[: len(after) // 2], after[len(after) // 2 :])
     measures: list[tuple[str, Callable[[Reading], int]]] = [
         ("redis", lambda reading: reading.redis_used),
+        ("redis_data", redis_data),
         ("services_rss", services_resident),
     ]
     for name, measure in measures:
@@ -794,6 +821,12 @@ def summary(report: Report, options: Options, other: dict[str, float]) -> str:
         ("Redis MB start / warm / end", "redis_mb.start redis_mb.warm redis_mb.end", "{:.1f}"),
         ("Redis growth after warm-up %", "redis_growth_pct", "{:+.1f}"),
         (
+            "Redis MB without buffers s/w/e",
+            "redis_data_mb.start redis_data_mb.warm redis_data_mb.end",
+            "{:.1f}",
+        ),
+        ("  its growth / half on half %", "redis_data_growth_pct redis_data_trend_pct", "{:+.1f}"),
+        (
             "services RSS MB start/warm/end",
             "services_rss_mb.start services_rss_mb.warm services_rss_mb.end",
             "{:.0f}",
@@ -830,6 +863,10 @@ def summary(report: Report, options: Options, other: dict[str, float]) -> str:
     lines.append(
         "Redis MB over time: "
         + " ".join(f"{reading.redis_used / 2**20:.0f}" for reading in report.series)
+    )
+    lines.append(
+        "Redis MB without buffers over time: "
+        + " ".join(f"{redis_data(reading) / 2**20:.0f}" for reading in report.series)
     )
     lines.append(
         "services RSS MB over time: "

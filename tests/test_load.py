@@ -39,13 +39,19 @@ def test_a_short_load_run_reports_real_figures(tmp_path: Path) -> None:
         for stage in ("start", "warm", "end"):
             assert figures[f"load.single.rss_mb.{name}.{stage}"] > 1, (name, stage)
     assert figures["load.single.redis_mb.end"] > 0
+    # Without the buffers Redis sizes to its connections, less is left, but not nothing.
+    assert 0 < figures["load.single.redis_data_mb.end"] <= figures["load.single.redis_mb.end"]
     # What the players made is in Redis, named by key family, with its bytes.
     end = report.readings[-1]
     assert any(family.startswith("match:{}") for family in end.families)
     assert all(end.family_bytes[family] > 0 for family in end.families)
     assert all(
         key in figures
-        for key in ("load.single.redis_trend_pct", "load.single.services_rss_trend_pct")
+        for key in (
+            "load.single.redis_trend_pct",
+            "load.single.redis_data_trend_pct",
+            "load.single.services_rss_trend_pct",
+        )
     )
     text = summary(report, options, {})
     assert "Act p50 / p99 ms" in text

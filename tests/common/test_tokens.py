@@ -142,6 +142,9 @@ def test_new_ids_are_unguessable_url_safe_text() -> None:
     ids = {new_id() for _ in range(1000)}
     assert len(ids) == 1000
     assert all(len(i) == 22 and i.replace("-", "").replace("_", "").isalnum() for i in ids)
+    # One in 64 would start with '-', which a command line takes for an option.
+    assert not any(i.startswith("-") for i in ids)
+    assert all(len(new_id(9)) == 12 for _ in range(100))
 
 
 class _Call:

@@ -3,6 +3,7 @@ a player has one live ticket, tickets are cancelled and expire, bots fill after 
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import grpc
@@ -80,6 +81,41 @@ async def test_a_player_has_one_live_ticket_counting_parties(
     await leader.cancel(again.ticket_id)
     for player in (leader, member):
         await player.close()
+
+
+async def test_an_enqueue_retried_with_its_request_id_answers_the_ticket_it_queued(
+    matchmakers: StartMatchmaker, redis_client: redis.asyncio.Redis
+) -> None:
+    """A client whose Enqueue timed out cannot know whether it queued; the retry says."""
+    app = await matchmakers()
+    player, other = (Player.connect(f"retry-{n}", address_of(app)) for n in "ab")
+    retries = [player.enqueue("classic", seat_counts=[4], request_id="r-1") for _ in range(5)]
+    answers = await asyncio.gather(*retries)  # at once: the first may still be queueing
+    assert {t.ticket_id for t in answers} == {answers[0].ticket_id}
+    first = answers[0]
+    assert (await player.get()).ticket_id == first.ticket_id
+    waiting = await redis_client.zrange(f"mm:{{{first.ticket_id.split('.')[0]}}}:waiting", 0, -1)
+    assert waiting == [first.ticket_id.encode()]  # one ticket queued, not five
+
+    # Another id is another ticket: refused while the first is live.
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await player.enqueue("classic", seat_counts=[4], request_id="r-2")
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    # Someone else's request id is theirs alone.
+    theirs = await other.enqueue("classic", seat_counts=[4], request_id="r-1")
+    assert theirs.ticket_id != first.ticket_id
+    # The ticket ended: a retry answers it as it is now, and queues nothing new.
+    await player.cancel(first.ticket_id)
+    again = await player.enqueue("classic", seat_counts=[4], request_id="r-1")
+    assert again.ticket_id == first.ticket_id and again.state == "cancelled"
+    with pytest.raises(grpc.aio.AioRpcError) as too_long:
+        await player.enqueue("classic", request_id="x" * 129)
+    assert too_long.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "request_id" in (too_long.value.details() or "")
+    assert (await player.get(first.ticket_id)).state == "cancelled"
+    await other.cancel(theirs.ticket_id)
+    for each in (player, other):
+        await each.close()
 
 
 async def test_cancel_ends_the_stream_and_only_the_party_may_cancel(

@@ -594,8 +594,9 @@ class Player:
             allow_bots=allow_bots,
             bots_after_seconds=bots_after_seconds,
             max_wait_seconds=max_wait_seconds,
+            request_id=uuid.uuid4().hex,  # so a retry after a lost answer is the same ticket
         )
-        reply = await self._matchmaking("Enqueue", request, safe=False)
+        reply = await self._matchmaking("Enqueue", request, safe=True)
         return Ticket(self, TicketState.from_pb(reply))
 
     async def ticket(self, ticket_id: str = "") -> Ticket:

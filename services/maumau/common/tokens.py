@@ -92,9 +92,12 @@ class ServiceClaims:
     expires_at: int | None
 
 
-def new_id() -> str:
-    """An unguessable id (128 random bits, URL-safe), for matches, players and requests."""
-    return secrets.token_urlsafe(16)
+def new_id(random_bytes: int = 16) -> str:
+    """An unguessable id (128 random bits by default, URL-safe), for matches, players and
+    requests; never starting with '-', which a command line would take for an option."""
+    while (made := secrets.token_urlsafe(random_bytes)).startswith("-"):
+        pass
+    return made
 
 
 def issue_player_token(

@@ -369,10 +369,12 @@ class MatchRecord:
         return record
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1024)
 def _derived_seeds(server_seed: str, nonces: tuple[str, ...]) -> dict[str, str]:
     """Two hashes that every commit of a match would compute again, remembered for the matches
-    a replica is serving (the caller must not change the dict)."""
+    a replica is serving (the caller must not change the dict). An entry is about 0.9 KB and a
+    miss costs two SHA-256s, so the bound is kept small: about 1 MB, filled early in a replica's
+    life rather than growing for hours."""
     return {
         "seed_commitment": fairness.commitment(server_seed),
         "deal_seed": fairness.deal_seed(server_seed, nonces),

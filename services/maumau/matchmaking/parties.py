@@ -15,7 +15,6 @@ passed in as ``now``) decides; :class:`Parties` keeps the records in Redis:
 from __future__ import annotations
 
 import json
-import secrets
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import cast
@@ -24,6 +23,7 @@ import grpc
 import redis.asyncio as redis
 from redis.exceptions import WatchError
 
+from maumau.common import tokens
 from maumau.common.errors import ServiceError
 
 MAX_INVITATIONS = 16
@@ -144,7 +144,7 @@ class Parties:
         party = await self.of(leader)
         until = now + self.invite_seconds
         if party is None:
-            party = PartyRecord(secrets.token_urlsafe(9), [leader])
+            party = PartyRecord(tokens.new_id(9), [leader])
             party.invite(leader, player, until, now, self.most)
             await self.redis.set(party_key(party.party_id), party.to_json(), ex=self.ttl)
         else:

@@ -253,13 +253,21 @@ class TicketSpec:
     bots_after: float | None
     enqueued_at: float
     expires_at: float
+    request_id: str = ""
+    """The caller's id for the Enqueue that queued it: a retry answers this ticket."""
 
     def to_json(self) -> str:
-        return json.dumps(self.__dict__, separators=(",", ":"))
+        """Without ``request_id`` when it is unset, so a replica of the version before reads
+        the spec."""
+        data = dict(self.__dict__)
+        if not self.request_id:
+            del data["request_id"]
+        return json.dumps(data, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str | bytes) -> TicketSpec:
-        data = json.loads(text)
+        """A spec as :meth:`to_json` writes it; fields of later versions are left out."""
+        data = {k: v for k, v in json.loads(text).items() if k in _SPEC_FIELDS}
         data["players"], data["sizes"] = tuple(data["players"]), tuple(data["sizes"])
         return cls(**data)
 
@@ -273,6 +281,9 @@ class TicketSpec:
             self.enqueued_at,
             rating,
         )
+
+
+_SPEC_FIELDS = frozenset(TicketSpec.__dataclass_fields__)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from maumau.matchmaking.queue import (
     CANCELLED,
     SEARCHING,
     SEATED,
+    LiveTicket,
     QueueInfo,
     Ticket,
     TicketQueue,
@@ -37,6 +38,7 @@ from maumau.v1 import matchmaking_pb2, matchmaking_pb2_grpc
 
 Context = grpc.aio.ServicerContext[Any, Any]
 MIN_SEATS, MAX_SEATS = 2, 8
+MAX_REQUEST_ID = 128
 
 
 def invalid(message: str) -> ServiceError:
@@ -104,10 +106,32 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
             consent = functools.partial(self._party_consents, player, spec.players[1:])
             await consent()
         await self.quotas.spend(context, player, "Enqueue")
-        ticket_id = await self.queue.enqueue(queue, spec, consent)
+        earlier = await self._queued_by(player, spec.request_id)
+        if earlier is not None:
+            return self._ticket_pb(earlier, player)
+        try:
+            ticket_id = await self.queue.enqueue(queue, spec, consent)
+        except LiveTicket as live:  # the first call may be queueing it this moment
+            earlier = await self._queued_by(player, spec.request_id, live.params["ticket_id"])
+            if earlier is None:
+                raise
+            return self._ticket_pb(earlier, player)
         ticket = await self.queue.get(ticket_id)
         assert ticket is not None
         return self._ticket_pb(ticket, player)
+
+    async def _queued_by(
+        self, player: str, request_id: str, ticket_id: str | None = None
+    ) -> Ticket | None:
+        """The ticket ``player`` queued with ``request_id`` (looked for as their latest, or as
+        ``ticket_id``), if that is the one: an Enqueue retried."""
+        if not request_id:
+            return None
+        ticket_id = ticket_id or await self.queue.latest(player)
+        ticket = None if ticket_id is None else await self.queue.get(ticket_id)
+        if ticket is None or ticket.spec.request_id != request_id:
+            return None
+        return ticket if ticket.spec.players[0] == player else None
 
     def _spec(
         self, request: matchmaking_pb2.EnqueueRequest, ruleset: str, player: str
@@ -141,6 +165,8 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
             raise invalid("bots_after_seconds must be 0 or more")
         if not math.isfinite(request.max_wait_seconds) or request.max_wait_seconds < 0:
             raise invalid("max_wait_seconds must be 0 or more")
+        if len(request.request_id) > MAX_REQUEST_ID:
+            raise invalid(f"request_id has at most {MAX_REQUEST_ID} characters")
         limit = self.settings.ticket_ttl_seconds
         wait = min(request.max_wait_seconds, limit) if request.max_wait_seconds else limit
         now = time.time()
@@ -151,6 +177,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
             bots_after=request.bots_after_seconds if request.allow_bots else None,
             enqueued_at=now,
             expires_at=now + wait,
+            request_id=request.request_id,
         )
 
     async def _party_consents(self, leader: str, others: Sequence[str]) -> None:
