@@ -2,18 +2,25 @@
 cluster and uses the cluster client; health says SERVING only while the store serves its calls."""
 
 import asyncio
+import dataclasses
 import random
+import uuid
+from datetime import UTC, datetime
 
 import grpc
 import pytest
 import redis.asyncio
 from redis.exceptions import MovedError
 
+from maumau.common.ratings import rating_key
 from maumau.common.redis_client import Durability, connect, is_cluster, keyed_probe, probe_keys
 from maumau.common.redis_cluster import LocalCluster
 from maumau.common.redis_server import EmbeddedRedis
 from maumau.engine.app import EngineApp
 from maumau.engine.matches import EngineSettings
+from maumau.rating.ladder import Result
+from maumau.rating.store import RatingStore
+from maumau.rating.synthetic import synthetic_results
 from maumau.v1 import game_pb2
 from tests.support.engine import SECRET, Client, engine_config, follow, play_to_the_end
 from tests.support.polling import eventually
@@ -139,3 +146,29 @@ async def _reports(address: str, status: int) -> bool:
 
 def events_order(event_id: str) -> tuple[int, ...]:
     return tuple(int(part) for part in event_id.split("-"))
+
+
+async def test_a_batch_of_every_preset_is_rated_and_published_on_the_cluster(cluster_client):
+    """On a cluster each preset's script goes to its own slot's master (with WAIT for its
+    replica), and the queue's ratings are written to the players' own slots."""
+    tag = f"rating-cluster-{uuid.uuid4().hex[:8]}"
+    store = RatingStore(cluster_client, tag)
+    now = datetime.now(UTC).timestamp()
+    prefix = uuid.uuid4().hex[:8]
+    batch = [
+        Result.from_pb(message)
+        for message in synthetic_results(40, seed=5, ranked=1.0, prefix=prefix, span_days=0.0)
+    ]
+    batch = [dataclasses.replace(r, finished_at=now) for r in batch]
+    assert len({r.preset for r in batch}) > 1
+    outcome = await store.apply(batch)
+    assert sorted(outcome.applied) == sorted(r.match_id for r in batch)
+    again = await store.apply(batch)
+    assert again.applied == [] and sorted(again.duplicates) == sorted(outcome.applied)
+    last = batch[-1]
+    rated_id = next(iter(last.rated))
+    state = (await store.player(rated_id)).presets[last.preset]  # type: ignore[union-attr]
+    skill = state.skill(last.season)
+    assert skill is not None
+    published = await cluster_client.get(rating_key(last.preset, rated_id))
+    assert published is not None and float(published) == skill.ordinal

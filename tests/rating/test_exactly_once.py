@@ -196,3 +196,17 @@ async def test_an_entry_that_is_no_result_is_skipped_and_the_stream_goes_on(clie
     assert len(await store.applied_order()) == 2
     ada = await store.player("ada")
     assert ada is not None and ada.count("won") == 1
+
+
+async def test_every_preset_of_a_batch_applies_after_the_script_cache_was_flushed(client, store):
+    """Each preset's script goes out as soon as it is computed, one after the other on one
+    connection; a Redis that lost its scripts (restarted, or a new master) answers each with
+    NOSCRIPT, and each is sent again once the script is loaded: nothing is lost or doubled."""
+    batch = parse(synthetic_results(60, seed=21, ranked=1.0))
+    assert len({r.preset for r in batch}) > 1
+    await store.apply(batch[:30])
+    await client.script_flush()
+    outcome = await store.apply(batch)
+    assert sorted(outcome.applied) == sorted(r.match_id for r in batch[30:])
+    assert sorted(outcome.duplicates) == sorted(r.match_id for r in batch[:30])
+    assert sorted(await store.applied_order()) == sorted(r.match_id for r in batch)

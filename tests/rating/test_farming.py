@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from maumau.rating.farming import (
     CLIMB_MARGIN,
+    MEETINGS_KEPT,
     REPEATS_IGNORED,
     WINDOW_SECONDS,
     climb_cap,
@@ -21,6 +22,7 @@ from maumau.rating.farming import (
     repeat_weight,
 )
 from maumau.rating.ladder import DEFAULT_SKILL, Result, SeatResult, Skill, places, rate
+from maumau.rating.store import PresetState
 
 mus = st.floats(min_value=-20, max_value=70, allow_nan=False)
 sigmas = st.floats(min_value=0.5, max_value=10, allow_nan=False)
@@ -160,3 +162,36 @@ def test_a_second_account_handing_over_wins_counts_less_then_nothing() -> None:
 def test_climb_cap_is_the_best_beaten_plus_the_margin() -> None:
     assert climb_cap([1.0, 7.5, -3.0]) == 7.5 + CLIMB_MARGIN
     assert climb_cap([]) == -math.inf
+
+
+@settings(deadline=None, max_examples=300)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(min_value=0, max_value=1),
+            st.lists(st.sampled_from("bcdef"), min_size=1, max_size=3),
+        ),
+        max_size=90,
+    ),
+    st.integers(min_value=1, max_value=90),
+    st.floats(min_value=1, max_value=3 * WINDOW_SECONDS),
+    st.booleans(),
+)
+def test_a_state_remembers_its_meetings_as_the_window_prunes_them(
+    times: list[tuple[float, list[str]]], stored: int, span: float, in_order: bool
+) -> None:
+    """A player's state appends each new match to its meetings (pruned to the window, at most
+    MEETINGS_KEPT) without sorting them all again: in any order of matches, it keeps exactly
+    what pruning every meeting so far keeps, also across a write and a read of the state."""
+    matches = [(at * span, accounts) for at, accounts in times]
+    if in_order:  # as results nearly always come
+        matches.sort(key=lambda match: match[0])
+    state = PresetState()
+    everything: list[tuple[float, list[str]]] = []
+    for n, (finished_at, accounts) in enumerate(matches):
+        if n == stored:
+            state = PresetState(state.dumps())
+        state.meet(finished_at, accounts)
+        everything = recent([*everything, (finished_at, accounts)], finished_at)
+        assert [list(m) for m in state.meetings()] == [list(m) for m in everything]
+    assert len(state.meetings()) <= MEETINGS_KEPT

@@ -128,10 +128,12 @@ def kept_ratings(
     rated: Mapping[str, Skill],
     earlier: Mapping[str, Iterable[Meeting]],
     against: Mapping[str, list[SeatResult]] | None = None,
+    met: Mapping[str, list[str]] | None = None,
 ) -> dict[str, Skill]:
     """The ratings a ranked ``result`` leaves, from openskill's ``rated`` ones: both rules
     applied to every rated id (rule 1 to players only: a bot level meets everyone).
-    ``against``: each rated id's :func:`opponents`, when the caller has them already."""
+    ``against``: each rated id's :func:`opponents`, and ``met``: each player's opposing
+    :func:`accounts`, when the caller has them already."""
     seats = by_rated_id(result)
     kept_now = {}
     for rated_id, skill in rated.items():
@@ -140,10 +142,11 @@ def kept_ratings(
         opposing = against[rated_id] if against is not None else opponents(result, rated_id)
         weight = 1.0
         if own[0].player_id:
-            met = familiar_meetings(
-                earlier.get(rated_id, ()), accounts(opposing), result.finished_at
+            opposing_accounts = met[rated_id] if met is not None else accounts(opposing)
+            meetings = familiar_meetings(
+                earlier.get(rated_id, ()), opposing_accounts, result.finished_at
             )
-            weight = repeat_weight(met)
+            weight = repeat_weight(meetings)
         beaten = [
             before[seat.rated_id].ordinal
             for seat in opposing

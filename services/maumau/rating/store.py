@@ -10,7 +10,8 @@ its top N and a player's rank are read from one key, exactly as before.
   preset: XP and match counts, and each season's rating (see :class:`PresetState`)
 - ``{rating:<preset>}:ladder:<season>``  sorted set: rated id -> ordinal (mu - 3 sigma)
 - ``{rating:<preset>}:history:<id>``  sorted set: match id -> finished_at (the latest
-  HISTORY_KEPT; the oldest are trimmed once twice as many piled up, and those that finished a
+  HISTORY_KEPT; the oldest are trimmed each time the player's count of matches in the preset
+  passes a multiple of HISTORY_KEPT, so at most twice as many pile up, and those that finished a
   match retention before the newest at once); a player's history is the newest of every
   preset's, merged when read. It expires with the newest match record it names.
 - ``{rating:<preset>}:match:<id>``  ``"<seq> <record>"``: the order in which the preset's matches
@@ -33,6 +34,7 @@ applying matches of the same player lose no update.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import logging
 from collections.abc import Iterable, Iterator, Sequence
@@ -43,8 +45,16 @@ import orjson
 import redis.asyncio as redis
 
 from maumau.common.ratings import RATING_KEPT_SECONDS, rating_key
-from maumau.common.redis_client import Durability
-from maumau.rating.farming import Meeting, accounts, kept_ratings, opponents, recent
+from maumau.common.redis_client import Durability, run_commands
+from maumau.rating.farming import (
+    MEETINGS_KEPT,
+    WINDOW_SECONDS,
+    Meeting,
+    accounts,
+    kept_ratings,
+    opponents,
+    recent,
+)
 from maumau.rating.ladder import (
     BOT_PREFIX,
     DEFAULT_SKILL,
@@ -66,8 +76,9 @@ HISTORY_KEPT = 100
 
 # KEYS: the seq counter, the M match keys, the P player keys, then keys named by index in ARGV[1].
 # ARGV[1]: JSON {"matches": M, "players": P, "expire": seconds a match record is kept,
-# "sorted": [[key, [score, member, ...], history], ...]}: a history (``history`` is then the
-# oldest score it keeps) is trimmed and expires with the newest match record it names;
+# "sorted": [[key, [score, member, ...], oldest, trim], ...]}: a history (``oldest`` is then
+# the oldest score it keeps, else false) is trimmed by score, and by rank to the newest ``keep``
+# when ``trim``, and expires with the newest match record it names;
 # ARGV[2]: history entries kept; then M match records, the P player states as read ('' for none)
 # and the P new player states. Scores travel as strings: Lua numbers would lose digits.
 _APPLY = """
@@ -95,7 +106,7 @@ for _, z in ipairs(p.sorted) do
   redis.call('ZADD', KEYS[z[1]], unpack(z[2]))
   if z[3] then
     redis.call('ZREMRANGEBYSCORE', KEYS[z[1]], '-inf', '(' .. z[3])
-    if redis.call('ZCARD', KEYS[z[1]]) >= 2 * keep then
+    if z[4] then
       redis.call('ZREMRANGEBYRANK', KEYS[z[1]], 0, -(keep + 1))
     end
     redis.call('EXPIRE', KEYS[z[1]], p.expire)
@@ -175,11 +186,24 @@ class PresetState:
 
     def meet(self, finished_at: float, accounts: list[str]) -> None:
         """Remember a ranked match against ``accounts`` (only the window's, bounded)."""
-        if accounts:
-            self.data["met"] = recent([*self.meetings(), (finished_at, accounts)], finished_at)
+        if not accounts:
+            return
+        met = self.meetings()
+        if met and met[-1][0] <= finished_at:  # the newest match, as nearly always: append
+            start = bisect.bisect_right(met, finished_at - WINDOW_SECONDS, key=_finished_at)
+            self.data["met"] = [
+                *met[max(start, len(met) + 1 - MEETINGS_KEPT) :],
+                [finished_at, accounts],
+            ]
+        else:
+            self.data["met"] = recent([*met, (finished_at, accounts)], finished_at)
 
     def dumps(self) -> bytes:
         return orjson.dumps(self.data)
+
+
+def _finished_at(meeting: Meeting) -> float:
+    return meeting[0]
 
 
 def skill_json(skill: Skill | None) -> list[float] | None:
@@ -194,30 +218,33 @@ def apply_result(result: Result, players: dict[str, PresetState]) -> bytes:
     place = places(result)
     season = result.season
     seats = by_rated_id(result)
+    xp = [xp_earned(seat) for seat in result.seats]
     before: dict[str, Skill] = {}
     after: dict[str, Skill] = {}
+    met: dict[str, list[str]] = {}
     if result.ranked:
         before = {rated_id: players[rated_id].prior(season) for rated_id in seats}
         against = {rated_id: opponents(result, rated_id) for rated_id in seats}
-        earlier = {rated_id: players[rated_id].meetings() for rated_id in seats}
+        met = {r: accounts(against[r]) for r, own in seats.items() if own[0].player_id}
+        earlier = {rated_id: players[rated_id].meetings() for rated_id in met}
         rated = rate(result, before, place)
-        after = kept_ratings(result, place, before, rated, earlier, against)
+        after = kept_ratings(result, place, before, rated, earlier, against, met)
     for rated_id, own in seats.items():
         state = players[rated_id]
         state.add_match(
-            xp=sum(xp_earned(seat) for seat in own),
+            xp=sum(xp[seat.seat] for seat in own),
             won=any(seat.winner and not seat.left for seat in own),
             left=any(seat.left for seat in own),
             season=season,
             rated=after.get(rated_id),
         )
-        if result.ranked and own[0].player_id:
-            state.meet(result.finished_at, accounts(against[rated_id]))
+        if rated_id in met:
+            state.meet(result.finished_at, met[rated_id])
     rating = {
         "result": result.to_dict(),
         "season": season,
         "places": place,
-        "xp": [xp_earned(seat) for seat in result.seats],
+        "xp": xp,
         "before": [skill_json(before.get(seat.rated_id)) for seat in result.seats],
         "after": [skill_json(after.get(seat.rated_id)) for seat in result.seats],
     }
@@ -371,10 +398,11 @@ class RatingStore:
         return steps
 
     async def _commit(self, steps: list[_Step]) -> list[bool]:
-        """Apply each step in memory and write it, all in one round trip; for each, whether it
-        was written (False: one of its matches or players changed since it was read)."""
-        statuses = await self.durability.run_scripts(
-            self._apply, [self._commit_args(step) for step in steps]
+        """Apply each step in memory and write it, each script sent as soon as computed (Redis
+        runs it while the next is computed); for each, whether it was written (False: one of its
+        matches or players changed since it was read)."""
+        statuses = await self.durability.run_scripts_as_computed(
+            self._apply, (self._commit_args(step) for step in steps)
         )
         committed = [status == b"ok" for status in statuses]
         await self._publish_ratings([step for step, ok in zip(steps, committed, strict=True) if ok])
@@ -384,13 +412,20 @@ class RatingStore:
         """Apply ``step``'s results to its states in memory, in order; the keys and arguments
         of the script that writes them all if nothing changed meanwhile."""
         preset, fresh, states = step.preset, step.fresh, step.states
-        records = [apply_result(result, states) for result in fresh]
         changed = list(dict.fromkeys(rated_id for r in fresh for rated_id in r.rated))
+        # A history gains one entry per match counted in ``played``: trimming it when that
+        # count passes a multiple of HISTORY_KEPT keeps it below twice as many, uncounted.
+        played = {
+            rated_id: states[rated_id].count("played") // HISTORY_KEPT for rated_id in changed
+        }
+        records = [apply_result(result, states) for result in fresh]
         history: dict[str, list[str]] = {}
+        newest: dict[str, float] = {}
         for result in fresh:
             at = repr(result.finished_at)
             for rated_id in result.rated:
                 history.setdefault(rated_id, []).extend((at, result.match_id))
+                newest[rated_id] = max(newest.get(rated_id, result.finished_at), result.finished_at)
                 if result.ranked:
                     step.ladders.setdefault(result.season, {})[rated_id] = None
         slot = self.slot(preset)
@@ -404,8 +439,9 @@ class RatingStore:
             keys.append(f"{slot}:history:{rated_id}")
             # Lua counts keys from 1. Records of matches that finished a retention before this
             # player's newest are gone or about to go: their places in the history go too.
-            oldest = max(float(at) for at in entries[0::2]) - self.match_retention_seconds
-            scores.append([len(keys), entries, repr(oldest)])
+            oldest = newest[rated_id] - self.match_retention_seconds
+            trim = states[rated_id].count("played") // HISTORY_KEPT != played[rated_id]
+            scores.append([len(keys), entries, repr(oldest), trim])
         for season, rated in step.ladders.items():
             entries = []
             for rated_id in rated:
@@ -438,13 +474,12 @@ class RatingStore:
             for step in steps
             for rated_id in step.ladders.get(season, ())
         ]
-        if not ratings:
-            return
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for preset, rated_id, skill in ratings:
-                assert skill is not None
-                pipe.set(rating_key(preset, rated_id), repr(skill.ordinal), ex=RATING_KEPT_SECONDS)
-            await pipe.execute()
+        sets = []
+        for preset, rated_id, skill in ratings:
+            assert skill is not None
+            ordinal = repr(skill.ordinal)
+            sets.append(("SET", rating_key(preset, rated_id), ordinal, "EX", RATING_KEPT_SECONDS))
+        await run_commands(self.redis, sets)
 
     # ---------------------------------------------------------------- reading
 
