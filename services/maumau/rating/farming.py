@@ -93,9 +93,10 @@ def kept(prior: Skill, rated: Skill, *, weight: float, cap: float) -> Skill:
     """What is kept of openskill's change from ``prior`` to ``rated``: ``weight`` of it (rule 1),
     and no more of a rise than reaches ``cap`` (rule 2)."""
     t = min(max(weight, 0.0), 1.0)
-    rise = t * (rated.ordinal - prior.ordinal)
-    if rise > 0 and prior.ordinal + rise > cap:
-        t = 0.0 if prior.ordinal >= cap else t * (cap - prior.ordinal) / rise
+    start = prior.ordinal
+    rise = t * (rated.ordinal - start)
+    if rise > 0 and start + rise > cap:
+        t = 0.0 if start >= cap else t * (cap - start) / rise
     if t == 0.0:
         return prior
     return Skill(
@@ -135,22 +136,22 @@ def kept_ratings(
     ``against``: each rated id's :func:`opponents`, and ``met``: each player's opposing
     :func:`accounts`, when the caller has them already."""
     seats = by_rated_id(result)
+    ordinal = {rated_id: skill.ordinal for rated_id, skill in before.items()}
     kept_now = {}
     for rated_id, skill in rated.items():
         own = seats[rated_id]
-        best = min(place[seat.seat] for seat in own)
+        best = place[own[0].seat] if len(own) == 1 else min(place[seat.seat] for seat in own)
         opposing = against[rated_id] if against is not None else opponents(result, rated_id)
         weight = 1.0
         if own[0].player_id:
-            opposing_accounts = met[rated_id] if met is not None else accounts(opposing)
-            meetings = familiar_meetings(
-                earlier.get(rated_id, ()), opposing_accounts, result.finished_at
-            )
-            weight = repeat_weight(meetings)
+            previous = earlier.get(rated_id, ())
+            if previous:  # a player's first ranked match of the day meets nobody again
+                opposing_accounts = met[rated_id] if met is not None else accounts(opposing)
+                weight = repeat_weight(
+                    familiar_meetings(previous, opposing_accounts, result.finished_at)
+                )
         beaten = [
-            before[seat.rated_id].ordinal
-            for seat in opposing
-            if seat.rated_id and place[seat.seat] > best
+            ordinal[seat.rated_id] for seat in opposing if seat.rated_id and place[seat.seat] > best
         ]
         kept_now[rated_id] = kept(before[rated_id], skill, weight=weight, cap=climb_cap(beaten))
     return kept_now

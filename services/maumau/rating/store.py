@@ -231,13 +231,14 @@ def apply_result(result: Result, players: dict[str, PresetState]) -> bytes:
         after = kept_ratings(result, place, before, rated, earlier, against, met)
     for rated_id, own in seats.items():
         state = players[rated_id]
-        state.add_match(
-            xp=sum(xp[seat.seat] for seat in own),
-            won=any(seat.winner and not seat.left for seat in own),
-            left=any(seat.left for seat in own),
-            season=season,
-            rated=after.get(rated_id),
-        )
+        if len(own) == 1:  # nearly always: one seat per rated id
+            [seat] = own
+            earned, won, left = xp[seat.seat], seat.winner and not seat.left, seat.left
+        else:
+            earned = sum(xp[seat.seat] for seat in own)
+            won = any(seat.winner and not seat.left for seat in own)
+            left = any(seat.left for seat in own)
+        state.add_match(xp=earned, won=won, left=left, season=season, rated=after.get(rated_id))
         if rated_id in met:
             state.meet(result.finished_at, met[rated_id])
     rating = {
@@ -425,7 +426,8 @@ class RatingStore:
             at = repr(result.finished_at)
             for rated_id in result.rated:
                 history.setdefault(rated_id, []).extend((at, result.match_id))
-                newest[rated_id] = max(newest.get(rated_id, result.finished_at), result.finished_at)
+                if newest.get(rated_id, result.finished_at) <= result.finished_at:
+                    newest[rated_id] = result.finished_at
                 if result.ranked:
                     step.ladders.setdefault(result.season, {})[rated_id] = None
         slot = self.slot(preset)
