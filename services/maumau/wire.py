@@ -3,6 +3,7 @@ every service and by the Python SDK."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any, cast
 
@@ -159,6 +160,13 @@ def redact_pb(event: pb.Event, viewer: int | None) -> pb.Event:
     return event
 
 
+@functools.lru_cache(maxsize=4096)
+def _legal_pb(action: Action) -> pb.Action:
+    """``action_to_pb`` remembered for the legal actions of views (the same few recur in every
+    view; the message is shared: the view copies it)."""
+    return action_to_pb(action)
+
+
 def view_to_pb(view: View, match_id: str, version: int) -> pb.View:
     return pb.View(
         match_id=match_id,
@@ -187,7 +195,7 @@ def view_to_pb(view: View, match_id: str, version: int) -> pb.View:
         totals=view.totals,
         round_wins=view.round_wins,
         teams=view.teams,
-        legal=[action_to_pb(a) for a in view.legal],
+        legal=[_legal_pb(a) for a in view.legal],
         outcome=pb.Outcome(winners=view.outcome.winners, reason=view.outcome.reason)
         if view.outcome
         else None,

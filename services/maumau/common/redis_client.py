@@ -181,6 +181,10 @@ class Durability:
             min_replicas = 1 if has_replicas else 0
         self.min_replicas = min_replicas
         self.wait_ms = wait_ms
+        self._pool: Any = getattr(client, "connection_pool", None)  # a single Redis's
+        self._spare: list[Any] = []
+        """Connections held between script calls (see :meth:`_evalsha`)."""
+        self._spare_limit = max(1, getattr(self._pool, "max_connections", 2) // 2)
 
     def wait_after(self, pipe: Any, key: str) -> None:
         """Queue ``WAIT`` in ``pipe`` after the writes queued for ``key``: on the same
@@ -237,14 +241,20 @@ class Durability:
         raise NoScriptError(f"script {script.sha} could not be loaded")
 
     async def _evalsha(self, script: AsyncScript, keys: Sequence[str], args: Sequence[Any]) -> Any:
-        """EVALSHA on a pooled connection of a single Redis, packed by hiredis and sent as
-        redis-py sends a command (its retry on a fresh connection included), but without its
-        generic command path, which costs as much again as the call itself (the scripts are
-        the services' hottest calls); the script is loaded when Redis lacks it."""
-        pool: Any = self.client.connection_pool
+        """EVALSHA on a connection of a single Redis, packed by hiredis and sent as redis-py
+        sends a command (its retry on a fresh connection included), but without its generic
+        command path, which costs as much again as the call itself (the scripts are the
+        services' hottest calls); the script is loaded when Redis lacks it.
+
+        The connection is one this object holds between its calls rather than hand it back to
+        the pool (taking one from the pool and giving it back cost an eighth of an engine Act):
+        only one whose last call ended with its reply read, or which redis-py closed on an
+        error (it connects afresh when next used), so what it reads next is its own reply. At
+        most half the pool is held so: the client's other calls always find connections."""
         command = hiredis.pack_command(("EVALSHA", script.sha, len(keys), *keys, *args))
+        spare = self._spare
         for attempt in range(2):
-            connection = await pool.get_connection()
+            connection = spare.pop() if spare else await self._pool.get_connection()
             try:
                 return await connection.retry.call_with_retry(
                     partial(_send_and_read, connection, command),
@@ -254,7 +264,10 @@ class Durability:
                 if attempt:
                     raise
             finally:
-                await pool.release(connection)
+                if len(spare) < self._spare_limit:
+                    spare.append(connection)
+                else:
+                    await self._pool.release(connection)
             await self.client.script_load(script.script)
         raise NoScriptError(f"script {script.sha} could not be loaded")
 

@@ -7,6 +7,7 @@ on a lost race read again and recompute. So two replicas never lose or double a 
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -195,17 +196,28 @@ def info(
     )
 
 
-def seat_info(record: MatchRecord) -> list[game_pb2.SeatInfo]:
-    return [
+def seat_info(record: MatchRecord) -> tuple[game_pb2.SeatInfo, ...]:
+    """Who sits in each seat. The messages are shared (the same seats are shown on every
+    action): whoever uses them copies them, never changes them."""
+    return _seat_info(
+        tuple(record.players), tuple(record.names), tuple(record.bots), tuple(record.left)
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _seat_info(
+    players: tuple[str, ...], names: tuple[str, ...], bots: tuple[str, ...], left: tuple[bool, ...]
+) -> tuple[game_pb2.SeatInfo, ...]:
+    return tuple(
         game_pb2.SeatInfo(
             seat=s,
-            player_id=record.players[s],
-            name=record.names[s],
-            bot_level=wire.bot_level_to_pb(record.bots[s]),
-            left=record.left[s],
+            player_id=players[s],
+            name=names[s],
+            bot_level=wire.bot_level_to_pb(bots[s]),
+            left=left[s],
         )
-        for s in range(record.seats)
-    ]
+        for s in range(len(players))
+    )
 
 
 class Matches:
@@ -422,7 +434,7 @@ class Matches:
         record.moved_at = time.time()
         if self._turn_changed(match, waited_for, was_phase, rules_events):
             record.turn_started_at = record.moved_at
-        events = [*(extra or []), *map(wire.event_to_pb, rules_events)]
+        events = [*(extra or []), *map(_event_pb, rules_events)]
         if match.phase == "over":
             record.status = Status.OVER
             events.append(
@@ -547,6 +559,14 @@ class Matches:
         change = self.move(stored, seat, match.default_action(seat), extra, timed_out=True)
         change.timed_out = True
         return change
+
+
+@functools.lru_cache(maxsize=4096)
+def _event_pb(event: ev.Event) -> game_pb2.Event:
+    """``wire.event_to_pb`` remembered: the same few events (a card played, a turn started)
+    recur in every match. The message is shared, so a change's events are never changed in
+    place: they are serialized for the commit and copied into answers."""
+    return wire.event_to_pb(event)
 
 
 def abandon(stored: Stored) -> Change:

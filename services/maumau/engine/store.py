@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import re
 import struct
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -196,7 +195,7 @@ with a request id of lowercase hex digits kept as the bytes they spell (half the
 clients' ids are 32 such digits), or, carried over from an earlier release, the answer
 itself."""
 _KINDS = (_REFERENCE, _HEX_REFERENCE, _WHOLE)
-_HEX_ID = re.compile(r"(?:[0-9a-f]{2})+")
+_WHOLE_CODE = _WHOLE[0]
 _OLD_KEPT = struct.Struct(">HI")
 """The head of an answer kept by an earlier release: the request id's length, the answer's."""
 
@@ -255,16 +254,44 @@ def with_answer(value: bytes | None, request_id: str, version: int) -> bytes:
     """The seat's field with an answer for ``request_id`` at ``version`` kept, but for its
     stream entry id (the commit script appends it), the oldest beyond the latest
     KEPT_ANSWERS_PER_SEAT forgotten."""
-    records = [record for _, _, record in kept_answers(value)]
+    records = _records(value)
     earlier = records[max(0, len(records) + 1 - KEPT_ANSWERS_PER_SEAT) :]
     kind, encoded = _spelt(request_id)
     return b"".join([*earlier, kind, _varint(len(encoded)), encoded, _varint(version)])
 
 
+def _records(value: bytes | None) -> list[bytes]:
+    """The records of a seat's field, oldest first, as :func:`kept_answers` finds them, but
+    only told apart, not read (an earlier release's field: each made a record of today's)."""
+    if not value:
+        return []
+    if value[:1] not in _KINDS:
+        return [record for _, _, record in kept_answers(value)]
+    records, at = [], 0
+    while at < len(value):
+        start = at
+        length, at = _read_varint(value, at + 1)
+        number, at = _read_varint(value, at + length)
+        if value[start] == _WHOLE_CODE:
+            at += number
+        else:  # the entry's milliseconds and sequence
+            at = _read_varint(value, _read_varint(value, at)[1])[1]
+        records.append(value[start:at])
+    return records
+
+
 def _spelt(request_id: str) -> tuple[bytes, bytes]:
-    """A request id's kind of record and its bytes there (see :func:`kept_answers`)."""
-    if _HEX_ID.fullmatch(request_id):
-        return _HEX_REFERENCE, bytes.fromhex(request_id)
+    """A request id's kind of record and its bytes there (see :func:`kept_answers`): the
+    bytes its digits spell when it is pairs of lowercase hex digits (they read back the
+    same), else its UTF-8."""
+    if request_id:
+        try:
+            spelt = bytes.fromhex(request_id)
+        except ValueError:
+            pass
+        else:
+            if spelt.hex() == request_id:
+                return _HEX_REFERENCE, spelt
     return _REFERENCE, request_id.encode()
 
 

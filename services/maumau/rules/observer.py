@@ -19,9 +19,13 @@ if TYPE_CHECKING:
     from .state import MatchState
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class View:
-    """What one seat may see (``seat`` None: a spectator, who sees no hand at all)."""
+    """What one seat may see (``seat`` None: a spectator, who sees no hand at all).
+
+    The constructor is written out, as the events' are (see ``events``): in the compiled core
+    a written one is compiled, the one a dataclass generates interpreted (a view is built on
+    every action a service answers)."""
 
     seat: int | None
     ruleset: str
@@ -63,6 +67,70 @@ class View:
     starter_open: bool = False
     """The starting card's 7 or 8 still stands for the starting seat to take up or ignore (it
     shows as no pending effect, since ignoring it is a plain move)."""
+
+    def __init__(
+        self,
+        seat: int | None,
+        ruleset: str,
+        round: int,
+        phase: str,
+        turn: int,
+        chooser: int,
+        dealer: int,
+        hand: tuple[Card, ...],
+        hand_sizes: tuple[int, ...],
+        in_round: tuple[bool, ...],
+        top: Card,
+        discard: tuple[Card, ...],
+        active_suit: str,
+        wished: str | None,
+        pending: str,
+        pending_count: int,
+        direction: int,
+        draw_pile_size: int,
+        discard_size: int,
+        drawn: Card | None,
+        owing_call: tuple[int, ...],
+        declared_last: tuple[int, ...],
+        totals: tuple[int, ...],
+        round_wins: tuple[int, ...],
+        teams: bool,
+        legal: tuple[Action, ...],
+        outcome: Outcome | None,
+        specials: tuple[int, ...] = (),
+        maumaus: tuple[int, ...] = (),
+        starter_open: bool = False,
+    ) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "ruleset", ruleset)
+        object.__setattr__(self, "round", round)
+        object.__setattr__(self, "phase", phase)
+        object.__setattr__(self, "turn", turn)
+        object.__setattr__(self, "chooser", chooser)
+        object.__setattr__(self, "dealer", dealer)
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "hand_sizes", hand_sizes)
+        object.__setattr__(self, "in_round", in_round)
+        object.__setattr__(self, "top", top)
+        object.__setattr__(self, "discard", discard)
+        object.__setattr__(self, "active_suit", active_suit)
+        object.__setattr__(self, "wished", wished)
+        object.__setattr__(self, "pending", pending)
+        object.__setattr__(self, "pending_count", pending_count)
+        object.__setattr__(self, "direction", direction)
+        object.__setattr__(self, "draw_pile_size", draw_pile_size)
+        object.__setattr__(self, "discard_size", discard_size)
+        object.__setattr__(self, "drawn", drawn)
+        object.__setattr__(self, "owing_call", owing_call)
+        object.__setattr__(self, "declared_last", declared_last)
+        object.__setattr__(self, "totals", totals)
+        object.__setattr__(self, "round_wins", round_wins)
+        object.__setattr__(self, "teams", teams)
+        object.__setattr__(self, "legal", legal)
+        object.__setattr__(self, "outcome", outcome)
+        object.__setattr__(self, "specials", specials)
+        object.__setattr__(self, "maumaus", maumaus)
+        object.__setattr__(self, "starter_open", starter_open)
 
 
 def observe(m: MatchState, seat: int | None) -> View:
