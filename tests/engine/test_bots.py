@@ -128,7 +128,9 @@ async def test_a_slow_bot_holds_up_only_its_own_match(redis_server):
         bot_budget_ms=5,
     )
     app, client = await start_engine(redis_server.url, settings)
-    app.matches.bots.timeout = 600  # the slow bot is never cut off by the engine's own timeout
+    # The slow bot is never cut off by the engine's own timeout, on neither side: the deadline
+    # loop (app.deadlines) is the one that asks bots.
+    app.matches.bots.timeout = app.deadlines.bots.timeout = 600
     store = MatchStore(client)
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{app.port}") as channel:
