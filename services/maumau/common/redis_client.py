@@ -119,45 +119,6 @@ async def _send_and_read(connection: Any, command: bytes) -> Any:
     return await connection.read_response()
 
 
-async def _send_and_read_all(connection: Any, command: bytes, replies: int) -> list[Any]:
-    answers: list[Any] = []
-    await connection.send_packed_command(command)
-    for _ in range(replies):
-        try:
-            answers.append(await connection.read_response())
-        except redis.ResponseError as error:  # read: the next reply follows
-            answers.append(error)
-    return answers
-
-
-async def run_commands(client: redis.Redis, commands: Sequence[Sequence[Any]]) -> list[Any]:
-    """``commands`` (keys of any slots) in one round trip; their replies in order, the first
-    error reply raised. On a single Redis they are packed by hiredis and sent on one pooled
-    connection (a pipeline packs each command in Python, which costs several times as much);
-    on a cluster, in a pipeline. Only for commands that are safe to send twice (a retry)."""
-    if isinstance(client, RedisCluster):
-        async with client.pipeline(transaction=False) as pipe:
-            for command in commands:
-                pipe.execute_command(*command)
-            return cast(list[Any], await pipe.execute())
-    if not commands:
-        return []
-    packed = b"".join(hiredis.pack_command(tuple(command)) for command in commands)
-    pool: Any = client.connection_pool
-    connection = await pool.get_connection()
-    try:
-        answers: list[Any] = await connection.retry.call_with_retry(
-            partial(_send_and_read_all, connection, packed, len(commands)),
-            partial(_disconnect, connection),
-        )
-    finally:
-        await pool.release(connection)
-    for answer in answers:
-        if isinstance(answer, Exception):
-            raise answer
-    return answers
-
-
 async def _disconnect(connection: Any, error: Exception) -> None:
     """Before a retry: the next attempt connects afresh."""
     await connection.disconnect()

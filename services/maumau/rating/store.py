@@ -45,7 +45,7 @@ import orjson
 import redis.asyncio as redis
 
 from maumau.common.ratings import RATING_KEPT_SECONDS, rating_key
-from maumau.common.redis_client import Durability, run_commands
+from maumau.common.redis_client import Durability
 from maumau.rating.farming import (
     MEETINGS_KEPT,
     WINDOW_SECONDS,
@@ -476,12 +476,13 @@ class RatingStore:
             for step in steps
             for rated_id in step.ladders.get(season, ())
         ]
-        sets = []
-        for preset, rated_id, skill in ratings:
-            assert skill is not None
-            ordinal = repr(skill.ordinal)
-            sets.append(("SET", rating_key(preset, rated_id), ordinal, "EX", RATING_KEPT_SECONDS))
-        await run_commands(self.redis, sets)
+        if not ratings:
+            return
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for preset, rated_id, skill in ratings:
+                assert skill is not None
+                pipe.set(rating_key(preset, rated_id), repr(skill.ordinal), ex=RATING_KEPT_SECONDS)
+            await pipe.execute()
 
     # ---------------------------------------------------------------- reading
 
