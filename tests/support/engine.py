@@ -173,6 +173,7 @@ async def play_to_the_end(
             None,
         )
         if mover is None:  # a bot seat is due: the engine's deadline loop moves it
+            await asyncio.sleep(0.01)  # a busy engine may take a while; polls are not actions
             continue
         view = views[clients.index(mover)]
         await mover.act(match_id, pick(view, rng))
