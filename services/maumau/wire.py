@@ -160,7 +160,7 @@ def redact_pb(event: pb.Event, viewer: int | None) -> pb.Event:
     return event
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1024)
 def _legal_pb(action: Action) -> pb.Action:
     """``action_to_pb`` remembered for the legal actions of views (the same few recur in every
     view; the message is shared: the view copies it)."""

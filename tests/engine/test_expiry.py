@@ -10,12 +10,13 @@ from pathlib import Path
 
 import grpc
 import pytest
+import redis.asyncio as redis
 
 from maumau.common.redis_client import DEFAULT_SHARDS
 from maumau.common.redis_server import EmbeddedRedis
 from maumau.common.results import results_stream_of
 from maumau.engine.matches import EngineSettings
-from maumau.engine.store import match_key
+from maumau.engine.store import NOT_OVER, MatchStore, match_key, player_matches_key
 from maumau.v1 import engine_pb2, game_pb2
 from tests.support.engine import Client, start_engine, start_match, stop_engine
 from tests.support.polling import eventually
@@ -135,3 +136,56 @@ async def test_a_players_list_keeps_only_the_latest_matches(own_redis):
     finally:
         await player.close()
         await stop_engine(app, redis_client)
+
+
+async def test_a_finished_match_moves_below_the_matches_still_played_in_its_players_lists(
+    own_redis,
+):
+    """engine.proto, ListMatches: matches not over first, then the finished ones."""
+    settings = EngineSettings(bot_delay_seconds=0)
+    app, redis_client = await start_engine(own_redis.url, settings)
+    player = await Client.register(f"127.0.0.1:{app.port}", "keeper")
+    key = player_matches_key(player.player_id)
+    try:
+        live = await player.create("online", 2, bots={1: game_pb2.BOT_LEVEL_RANDOM})
+        await start_match(player, live.match_id)
+        short = await player.create("online", 2, bots={1: game_pb2.BOT_LEVEL_RANDOM})
+        await start_match(player, short.match_id)
+        assert await listed(player) == [short.match_id, live.match_id]
+        await player.engine.Leave(  # a bot plays the seat to the end at once
+            engine_pb2.LeaveRequest(match_id=short.match_id),
+            metadata=auth(player.seat_tokens[short.match_id]),
+        )
+
+        async def finished() -> bool:
+            score = await redis_client.zscore(key, short.match_id)
+            return score is not None and score < NOT_OVER
+
+        await eventually(finished, 60, "the left match to be played to its end")
+        assert (await get_match(player, short.match_id)).status == "over"
+        assert await listed(player) == [live.match_id, short.match_id]
+        assert 0 < await redis_client.ttl(key) <= settings.retention_seconds
+    finally:
+        await player.close()
+        await stop_engine(app, redis_client)
+
+
+async def test_a_players_list_drops_finished_matches_a_retention_after_they_finished(own_redis):
+    """A finished match's entry goes with its record; one not over stays however old, and the
+    count bound takes the oldest finished first. Indexing a match again as new (a retried
+    creation) leaves it among the finished."""
+    store = MatchStore(redis.Redis.from_url(own_redis.url))
+    key = player_matches_key("p")
+    try:
+        await store.index_players([("p", "playing"), ("p", "old")], 1000.0, 3, 60)
+        await store.index_players([("p", "old")], 1010.0, 3, 60, finished=True)
+        await store.index_players([("p", "newer")], 1020.0, 3, 60, finished=True)
+        await store.index_players([("p", "old")], 1030.0, 3, 60)  # retried: still finished
+        assert await store.player_matches("p", 10) == ["playing", "newer", "old"]
+        await store.index_players([("p", "next")], 1071.0, 3, 60)  # old finished 61 s ago
+        assert await store.player_matches("p", 10) == ["next", "playing", "newer"]
+        await store.index_players([("p", "last")], 1072.0, 3, 60)  # one too many: newer goes
+        assert await store.player_matches("p", 10) == ["last", "next", "playing"]
+        assert 0 < await store.redis.ttl(key) <= 60
+    finally:
+        await store.redis.aclose()

@@ -533,7 +533,8 @@ class Player:
         return MatchInfo.from_pb(reply)
 
     async def matches(self, limit: int = 20) -> list[MatchInfo]:
-        """Your matches, newest first."""
+        """Your matches: those not over first, the latest entered first; then the finished ones,
+        the latest finished first."""
         reply = await self.platform._call(
             lambda: self.platform._engine.ListMatches(
                 engine_pb2.ListMatchesRequest(limit=limit),

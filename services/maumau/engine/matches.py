@@ -204,7 +204,7 @@ def seat_info(record: MatchRecord) -> tuple[game_pb2.SeatInfo, ...]:
     )
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1024)
 def _seat_info(
     players: tuple[str, ...], names: tuple[str, ...], bots: tuple[str, ...], left: tuple[bool, ...]
 ) -> tuple[game_pb2.SeatInfo, ...]:
@@ -461,10 +461,17 @@ class Matches:
         )
 
     async def finish(self, record: MatchRecord, state: bytes) -> None:
-        """Hand the result to the rating service (again after a crash: it is idempotent)."""
-        match = Match.from_bytes(state)
-        await self.store.publish_result(
-            match_result(record, match), self.settings.retention_seconds
+        """Hand the result to the rating service and move the match among the finished ones
+        of its players' lists (again after a crash: both are idempotent)."""
+        result = match_result(record, Match.from_bytes(state))
+        settings = self.settings
+        await self.store.publish_result(result, settings.retention_seconds)
+        await self.store.index_players(
+            [(player_id, record.match_id) for player_id in record.players if player_id],
+            result.finished_at,
+            settings.player_history,
+            settings.retention_seconds,
+            finished=True,
         )
         await self.store.clear_deadline(record.match_id)
 
@@ -561,7 +568,7 @@ class Matches:
         return change
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1024)
 def _event_pb(event: ev.Event) -> game_pb2.Event:
     """``wire.event_to_pb`` remembered: the same few events (a card played, a turn started)
     recur in every match. The message is shared, so a change's events are never changed in

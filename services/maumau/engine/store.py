@@ -22,8 +22,11 @@ Global keys: ``engine:deadlines:{n}`` (sorted sets: match id -> due time, one pe
 of ``MAUMAU_REDIS_SHARDS``, the match's shard by :func:`shard_of`; every replica claims from
 every shard), the results stream (its name and entries are the ``MatchResult`` contract in
 game.proto), ``engine:active`` (set of matches being played), ``player:{id}:matches`` (sorted
-set, newest last; the latest ``player_history`` only, gone a retention after the player's last
-new match).
+set: a match not over scores :data:`NOT_OVER` plus when the player entered it, a finished one
+when it finished, so the highest come first in the list; a finished match leaves it a retention
+after it finished, with its record, and the list keeps ``player_history`` matches, the oldest
+finished ones going first; the key goes a retention after the player's last new or finished
+match).
 """
 
 from __future__ import annotations
@@ -54,6 +57,9 @@ from maumau.v1 import game_pb2
 DEADLINES = "engine:deadlines"
 """The prefix of the deadline shards: ``engine:deadlines:{n}``."""
 ACTIVE = "engine:active"
+NOT_OVER = 1e12
+"""Added to the score of a match not over in a player's list, so no time of a finished match
+reaches it: matches being played list first, and trimming finished ones by time spares them."""
 
 KEPT_ANSWERS_PER_SEAT = 2
 """Answers kept per seat of a match, for retried request ids. A client retries its latest
@@ -565,6 +571,10 @@ def match_key(match_id: str) -> str:
     return f"match:{{{match_id}}}"
 
 
+def player_matches_key(player_id: str) -> str:
+    return f"player:{{{player_id}}}:matches"
+
+
 def deadlines_key(shard: int) -> str:
     return f"{DEADLINES}:{{{shard}}}"
 
@@ -878,16 +888,26 @@ class MatchStore:
         return min((first[0][1] for first in firsts if first), default=None)
 
     async def index_players(
-        self, entries: list[tuple[str, str]], at: float, keep: int, keep_seconds: int
+        self,
+        entries: list[tuple[str, str]],
+        at: float,
+        keep: int,
+        keep_seconds: int,
+        finished: bool = False,
     ) -> None:
-        """Put each match at the top of its player's list, in one round trip: a list keeps the
-        latest ``keep`` matches and goes ``keep_seconds`` after the player's last new match.
-        Each player's three commands are idempotent and travel together, so no transaction is
-        needed (nor possible: the players' keys lie in different Cluster slots)."""
+        """Put each match in its player's list, in one round trip: a new one among those not
+        over (``finished``: the match finished ``at``, and moves among the finished ones). The
+        list drops finished matches older than ``keep_seconds`` (their records are gone), keeps
+        the ``keep`` highest and goes ``keep_seconds`` after its last change. A new match is
+        only ever added (NX), so an indexing retried after the match finished leaves it finished.
+        Each player's commands are idempotent and travel together, so no transaction is needed
+        (nor possible: the players' keys lie in different Cluster slots)."""
+        score = at if finished else NOT_OVER + at
         async with self.redis.pipeline(transaction=False) as pipe:
             for player_id, match_id in entries:
-                key = f"player:{{{player_id}}}:matches"
-                pipe.zadd(key, {match_id: at})
+                key = player_matches_key(player_id)
+                pipe.zadd(key, {match_id: score}, nx=not finished)
+                pipe.zremrangebyscore(key, "-inf", f"({at - keep_seconds}")
                 pipe.zremrangebyrank(key, 0, -keep - 1)
                 pipe.expire(key, keep_seconds)
             await pipe.execute()
@@ -895,6 +915,6 @@ class MatchStore:
     async def player_matches(self, player_id: str, limit: int) -> list[str]:
         ids = cast(
             list[bytes],
-            await self.redis.zrevrange(f"player:{{{player_id}}}:matches", 0, limit - 1),
+            await self.redis.zrevrange(player_matches_key(player_id), 0, limit - 1),
         )
         return [match_id.decode() for match_id in ids]
