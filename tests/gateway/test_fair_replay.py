@@ -5,8 +5,10 @@ replays from the revealed seed, while a tampered seed or card is named as a mism
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import random
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -116,8 +118,9 @@ async def played_match(gateway: Gateway, preset_text: dict[str, Any]) -> dict[st
         async with session.ws_connect("/ws", origin=gateway.url) as ws:
             await ws.send_json({"op": "follow", "match_id": match_id})
             reader = asyncio.create_task(read_events(ws, events))
-            for index in range(2000):
-                if reader.done():
+            deadline = time.monotonic() + 180  # bounded by time: bots move slower on a busy machine
+            for index in itertools.count():
+                if reader.done() or time.monotonic() > deadline:
                     break
                 async with session.get(f"/api/matches/{match_id}/view") as response:
                     view = await response.json()
