@@ -6,10 +6,10 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PROTOS := $(wildcard protos/maumau/v1/*.proto)
 GEN    := $(patsubst protos/%.proto,services/%_pb2.py,$(PROTOS))
-# The rules core compiled with mypyc (build_support.py); the install compiles it, and this
-# compiles it again after an edit. Without a C compiler the pure modules run (README: Speed).
-NATIVE := services/maumau/rules/_native/SOURCES
-RULES  := $(wildcard services/maumau/rules/*.py)
+# The packages compiled with mypyc (build_support.py: the rules core, the rating service's
+# computation); the install compiles them, and this compiles one again after an edit of it.
+# Without a C compiler the pure modules run (README: Speed).
+NATIVE := $(foreach package,rules rating,services/maumau/$(package)/_native/SOURCES)
 
 .PHONY: run play test bench load lint proto native clean wheel image mutate
 
@@ -26,8 +26,9 @@ services/maumau/v1/%_pb2.py: protos/maumau/v1/%.proto $(STAMP)
 
 proto: $(GEN)
 
-$(NATIVE): $(RULES) build_support.py $(STAMP)
-	-$(PY) build_support.py && touch $@
+.SECONDEXPANSION:
+$(NATIVE): services/maumau/%/_native/SOURCES: $$(wildcard services/maumau/%/*.py) build_support.py $(STAMP)
+	-$(PY) build_support.py maumau.$* && touch $@
 
 native: $(NATIVE)
 
@@ -37,7 +38,7 @@ run: $(STAMP) proto native
 play: $(STAMP) proto native
 	$(VENV)/bin/maumau play $(ARGS)
 
-# The rules tests run a second time against the pure modules (tests/rules/test_pure_python.py).
+# The rules and rating tests run a second time against the pure modules (test_pure_python.py).
 test: $(STAMP) proto native
 	$(PY) -m pytest -q
 
@@ -86,4 +87,4 @@ image:
 	deploy/docker/build.sh
 
 clean:
-	rm -rf $(VENV) dist build services/maumau/v1 services/maumau/rules/_native .pytest_cache .mypy_cache .hypothesis .mutate
+	rm -rf $(VENV) dist build services/maumau/v1 services/maumau/*/_native .pytest_cache .mypy_cache .hypothesis .mutate

@@ -4,13 +4,16 @@
   the wheel's build folder, so a wheel carries ``maumau.v1`` while git carries only the protos.
 - :class:`BuildPlatform` also copies the browser client (``clients/web``) into
   ``maumau/gateway/web``, where an installed gateway serves it from.
-- :func:`compile_rules` compiles the rules core to C with mypyc into ``maumau/rules/_native``,
-  which ``maumau.rules`` puts first on its search path (see its docstring); without mypyc or a C
-  compiler, or when compiling fails, the pure modules are what runs.
+- :func:`compile_package` compiles a package's pure modules to C with mypyc into its folder
+  ``_native``, which the package puts first on its search path (``maumau.rules.searchpath``):
+  the rules core (``maumau/rules/_native``) and the rating service's per-result computation
+  (``maumau/rating/_native``), the packages of :data:`COMPILED`; without mypyc or a C compiler,
+  or when compiling fails, the pure modules are what runs.
 - :data:`VERSION` is the one version of protos, SDK, rules core and services (file ``VERSION``).
 
-Each ``setup.py`` imports this file by path, and ``make`` runs it as a script to compile the
-rules core of the source tree again after an edit (``python build_support.py``).
+Each ``setup.py`` imports this file by path, and ``make`` runs it as a script to compile a package
+of the source tree again after an edit (``python build_support.py maumau.rating``; every package
+of :data:`COMPILED` without an argument).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import shutil
 import sys
 import sysconfig
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from setuptools import Distribution
@@ -30,10 +34,9 @@ from setuptools.command.build_py import build_py
 ROOT = Path(__file__).resolve().parent
 PROTOS = ROOT / "protos"
 SERVICES = ROOT / "services"
-RULES = SERVICES / "maumau" / "rules"
 VERSION = (ROOT / "VERSION").read_text().strip()
 NATIVE = "_native"
-"""The folder, inside ``maumau/rules``, of the compiled modules."""
+"""The folder, inside each compiled package, of its compiled modules."""
 DIGEST = "SOURCES"
 """The file, in that folder, naming the digest of the sources the modules were compiled from."""
 
@@ -86,24 +89,48 @@ class BuildPlatform(BuildPyWithProtos):
             )
 
 
-def rules_digest(folder: Path) -> str:
-    """The digest ``maumau.rules`` compares at import: its modules' names and text, in order."""
+def sources_digest(folder: Path) -> str:
+    """The digest a compiled package compares at import (``maumau.rules.searchpath``): its
+    modules' names and text, in order."""
     digest = hashlib.sha256()
     for module in sorted(folder.glob("*.py")):
         digest.update(module.name.encode() + b"\0" + module.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
-PURE_ONLY = ("__init__.py", "narrate.py", "reasons.py")
-"""Modules never compiled: the package's ``__init__``, which chooses between the compiled and the
-pure modules, and the texts for people (events told, reasons rendered), off every hot path."""
+@dataclass(frozen=True)
+class Package:
+    """A package whose pure modules mypyc compiles into its folder :data:`NATIVE`."""
+
+    name: str
+    """Dotted, as imported (``maumau.rules``)."""
+    only: tuple[str, ...] = ()
+    """The modules compiled, if not every one."""
+    never: tuple[str, ...] = ("__init__.py",)
+    """Modules never compiled; the package's ``__init__`` chooses the compiled or pure ones."""
+
+    @property
+    def folder(self) -> Path:
+        return SERVICES.joinpath(*self.name.split("."))
+
+    def modules(self) -> list[str]:
+        """The modules, as paths under ``services/``, that mypyc compiles."""
+        return sorted(
+            str(path.relative_to(SERVICES))
+            for path in self.folder.glob("*.py")
+            if path.name not in self.never and (not self.only or path.name in self.only)
+        )
 
 
-def compiled_modules() -> list[str]:
-    """The rules core's modules, as paths under ``services/``, that mypyc compiles."""
-    return sorted(
-        str(path.relative_to(SERVICES)) for path in RULES.glob("*.py") if path.name not in PURE_ONLY
-    )
+RULES = Package("maumau.rules", never=("__init__.py", "narrate.py", "reasons.py", "searchpath.py"))
+"""The rules core, but for the texts for people (events told, reasons rendered), off every hot
+path, and the choice between compiled and pure modules."""
+
+RATING = Package("maumau.rating", only=("farming.py", "ladder.py", "states.py"))
+"""The rating service's pure computation per result (its I/O and ``pool`` stay pure Python)."""
+
+COMPILED = (RULES, RATING)
+"""Every package compiled; a package compiles and falls back on its own."""
 
 
 def can_compile() -> bool:
@@ -116,32 +143,33 @@ def can_compile() -> bool:
     return shutil.which(os.environ.get("CC", compiler).split()[0]) is not None
 
 
-def compile_rules(target: Path) -> bool:
-    """Compile the rules core with mypyc into ``target`` (a ``_native`` folder): one extension
-    per module plus their shared library, and the digest of the sources. On any failure the
-    folder is removed, a warning printed, and False returned: the pure modules then run."""
-    digest = rules_digest(RULES)
+def compile_package(package: Package, target: Path) -> bool:
+    """Compile ``package`` with mypyc into ``target`` (a ``_native`` folder): one extension per
+    module plus their shared library, and the digest of the sources. On any failure the folder
+    is removed, a warning printed, and False returned: the pure modules then run."""
+    digest = sources_digest(package.folder)
     if is_compiled(target, digest):
         return True
     shutil.rmtree(target, ignore_errors=True)
-    if target != RULES / NATIVE and is_compiled(RULES / NATIVE, digest):
+    tree = package.folder / NATIVE
+    if target != tree and is_compiled(tree, digest):
         # The source tree's compiled modules (an editable install's) of these very sources and
         # this interpreter: a wheel built from the tree takes them as they are.
-        shutil.copytree(RULES / NATIVE, target)
+        shutil.copytree(tree, target)
         return True
     if os.environ.get("MAUMAU_PURE_PYTHON") == "1" or not can_compile():
-        print("maumau.rules: no mypyc or C compiler; the pure-Python rules core will run")
+        print(f"{package.name}: no mypyc or C compiler; the pure-Python modules will run")
         return False
     try:
         with tempfile.TemporaryDirectory(prefix="maumau-mypyc-") as work:
-            built = _build_extensions(Path(work))
+            built = _build_extensions(package, Path(work))
             target.mkdir(parents=True)
             for library in built.glob("*" + sysconfig.get_config_var("EXT_SUFFIX")):
                 shutil.copy2(library, target / library.name)
         (target / DIGEST).write_text(digest + "\n")
-    except (Exception, SystemExit) as error:  # mypyc exits on errors; any failure: pure core
+    except (Exception, SystemExit) as error:  # mypyc exits on errors; any failure: pure modules
         shutil.rmtree(target, ignore_errors=True)
-        print(f"maumau.rules: compiling failed ({error}); the pure-Python rules core will run")
+        print(f"{package.name}: compiling failed ({error}); the pure-Python modules will run")
         return False
     return True
 
@@ -156,18 +184,26 @@ def is_compiled(target: Path, digest: str) -> bool:
     return recorded == digest and any(target.glob("*" + sysconfig.get_config_var("EXT_SUFFIX")))
 
 
-def _build_extensions(work: Path) -> Path:
+def _build_extensions(package: Package, work: Path) -> Path:
     """Run mypyc and the C compiler in ``work``; the folder holding the built libraries."""
     from mypyc.build import mypycify
 
+    # Not the project's mypy config (strict, with plugins: `make lint`'s). Modules imported but
+    # not compiled only lend their types (errors there, and in the generated maumau.v1, are
+    # `make lint`'s); those the build has no types for (a wheel's build has neither openskill
+    # nor maumau.v1) are Any: the compiled code calls them as Python does.
+    config = work / "mypy.ini"
+    config.write_text(
+        "[mypy]\nexplicit_package_bases = True\nfollow_imports = silent\n"
+        "ignore_missing_imports = True\n[mypy-maumau.v1.*]\nignore_errors = True\n"
+    )
     here = Path.cwd()
     os.chdir(SERVICES)  # module names follow from paths under services/ (maumau.rules.x)
     try:
         extensions = mypycify(
-            # No config file: the project's (strict, with plugins) is for `make lint`.
-            ["--config-file=", "--explicit-package-bases", *compiled_modules()],
+            [f"--config-file={config}", *package.modules()],
             opt_level="3",
-            group_name="maumau.rules.native",  # its shared library sits beside the modules
+            group_name=f"{package.name}.native",  # its shared library sits beside the modules
             target_dir=str(work / "c"),
         )
     finally:
@@ -177,7 +213,7 @@ def _build_extensions(work: Path) -> Path:
     command.build_temp = str(work / "temp")
     command.ensure_finalized()
     command.run()
-    return work / "lib" / "maumau" / "rules"
+    return work.joinpath("lib", *package.name.split("."))
 
 
 class CompiledRulesDistribution(Distribution):
@@ -189,15 +225,17 @@ class CompiledRulesDistribution(Distribution):
 
 
 class BuildPlatformCompiled(BuildPlatform):
-    """The platform's ``build_py`` with the rules core compiled: into the wheel, or, in an
-    editable install, into the source tree (``services/maumau/rules/_native``, git-ignored)."""
+    """The platform's ``build_py`` with every package of :data:`COMPILED` compiled: into the
+    wheel, or, in an editable install, into the source tree (``services/maumau/*/_native``,
+    git-ignored)."""
 
     def run(self) -> None:
         super().run()
-        if getattr(self, "editable_mode", False):
-            compile_rules(RULES / NATIVE)
-        else:
-            compile_rules(Path(self.build_lib) / "maumau" / "rules" / NATIVE)
+        for package in COMPILED:
+            if getattr(self, "editable_mode", False):
+                compile_package(package, package.folder / NATIVE)
+            else:
+                compile_package(package, Path(self.build_lib, *package.name.split("."), NATIVE))
 
 
 class BuildRulesCompiled(build_py):
@@ -206,8 +244,9 @@ class BuildRulesCompiled(build_py):
     def run(self) -> None:
         super().run()
         if not getattr(self, "editable_mode", False):
-            compile_rules(Path(self.build_lib) / "maumau" / "rules" / NATIVE)
+            compile_package(RULES, Path(self.build_lib, "maumau", "rules", NATIVE))
 
 
 if __name__ == "__main__":
-    sys.exit(0 if compile_rules(RULES / NATIVE) else 1)
+    wanted = [p for p in COMPILED if p.name in sys.argv[1:]] if sys.argv[1:] else list(COMPILED)
+    sys.exit(0 if wanted and all([compile_package(p, p.folder / NATIVE) for p in wanted]) else 1)

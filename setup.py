@@ -1,5 +1,5 @@
-"""The platform distribution (``maumau``): its wheel carries the generated ``maumau.v1`` and the
-rules core compiled to C (with its pure modules beside it)."""
+"""The platform distribution (``maumau``): its wheel carries the generated ``maumau.v1``, and the
+rules core and the rating computation compiled to C (with their pure modules beside them)."""
 
 import sys
 from pathlib import Path

@@ -29,7 +29,7 @@ def names(wheel: Path) -> set[str]:
 
 def test_each_wheel_carries_its_generated_code_and_the_one_version(wheels: Path) -> None:
     built = {path.name for path in wheels.glob("*.whl")}
-    # The platform wheel carries the compiled rules core, so it is tagged for this interpreter.
+    # The platform wheel carries compiled modules, so it is tagged for this interpreter.
     tag = sysconfig.get_platform().replace("-", "_").replace(".", "_")
     platform_wheel = f"maumau-{VERSION}-cp311-cp311-{tag}.whl"
     rules_wheel = f"maumau_rules-{VERSION}-cp311-cp311-{tag}.whl"
@@ -44,6 +44,9 @@ def test_each_wheel_carries_its_generated_code_and_the_one_version(wheels: Path)
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     for module in ("legal", "match", "native__mypyc"):
         assert f"maumau/rules/_native/{module}{suffix}" in platform_files
+    for module in ("ladder", "farming", "states", "native__mypyc"):  # the rating computation
+        assert f"maumau/rating/_native/{module}{suffix}" in platform_files
+    assert "maumau/rating/_native/SOURCES" in platform_files
     for files in (platform_files, rules_files):
         assert {"maumau/rules/legal.py", "maumau/rules/_native/SOURCES"} <= files
         assert f"maumau/rules/_native/native__mypyc{suffix}" in files
@@ -87,14 +90,16 @@ def test_platform_wheel_serves_every_service_from_outside_the_tree(
         cwd=tmp_path,
     ).stdout
     assert "site-packages" in located and str(ROOT) not in located
+    which = "import maumau.rules as r, maumau.rating.states as s; print(r.COMPILED, s.__file__)"
     compiled = subprocess.run(
-        [str(platform_python), "-I", "-c", "import maumau.rules as r; print(r.COMPILED)"],
+        [str(platform_python), "-I", "-c", which],
         capture_output=True,
         text=True,
         check=True,
         cwd=tmp_path,
-    ).stdout
-    assert compiled.strip() == "True"  # without mypy installed: the extension needs nothing more
+    ).stdout.split()
+    # Without mypy installed: the extensions need nothing more.
+    assert compiled[0] == "True" and compiled[1].endswith(".so"), compiled
     with platform(platform_python, redis_server.url, tmp_path) as services:
         assert set(services) >= {"engine", "bots", "matchmaking", "rating"}
 

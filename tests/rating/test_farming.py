@@ -22,7 +22,7 @@ from maumau.rating.farming import (
     repeat_weight,
 )
 from maumau.rating.ladder import DEFAULT_SKILL, Result, SeatResult, Skill, places, rate
-from maumau.rating.store import PresetState
+from maumau.rating.states import PresetState
 
 mus = st.floats(min_value=-20, max_value=70, allow_nan=False)
 sigmas = st.floats(min_value=0.5, max_value=10, allow_nan=False)

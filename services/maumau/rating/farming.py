@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from maumau.rating.ladder import Result, SeatResult, Skill, by_rated_id
 
@@ -47,8 +48,9 @@ MEETINGS_KEPT = 64
 CLIMB_MARGIN = 5.0
 """How far above the best opponent beaten a match may lift an ordinal (200 displayed points)."""
 
-Meeting = tuple[float, Sequence[str]]
-"""An earlier ranked match: when it finished, and the opposing accounts (player ids) met."""
+Meeting = Sequence[Any]
+"""An earlier ranked match: when it finished, and the opposing accounts (player ids) met; a pair,
+stored as a JSON list (so typed loosely: the compiled module checks a tuple type at run time)."""
 
 
 def repeat_weight(meetings: int) -> float:
@@ -77,10 +79,10 @@ def familiar_meetings(earlier: Iterable[Meeting], opponents: Iterable[str], now:
 
 def recent(earlier: Iterable[Meeting], now: float) -> list[Meeting]:
     """The meetings still within the window, newest last, at most MEETINGS_KEPT."""
-    kept = sorted(
+    kept: list[Meeting] = sorted(
         ((at, list(met)) for at, met in earlier if at > now - WINDOW_SECONDS), key=lambda m: m[0]
     )
-    return kept[-MEETINGS_KEPT:]  # type: ignore[return-value]
+    return kept[-MEETINGS_KEPT:]
 
 
 def climb_cap(beaten: Iterable[float]) -> float:

@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NamedTuple, TypeVar
 
-from openskill.models import PlackettLuce
-
+from maumau.rating.pool import MODEL, RATINGS, Teams
 from maumau.rules.ruleset import PRESETS
 from maumau.v1 import game_pb2
 from maumau.wire import bot_level_from_pb
@@ -39,10 +38,6 @@ win a round 2, each penalty card played 1 (a 7 in French decks, a draw-2 or draw
 LEVEL_STEP = 100
 """Level L starts at ``LEVEL_STEP * L * (L - 1) / 2`` XP: each level takes 100 XP more than the
 one before (level 2 at 100, level 3 at 300, level 4 at 600, level 10 at 4,500)."""
-
-MODEL = PlackettLuce()
-"""openskill's defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300 (sigma grows back a little
-before each match, so a rating never freezes)."""
 
 LOWER_IS_BETTER: Mapping[str, bool] = {"points": True, "ostfriesland": True}
 """By the rules core's ``Ruleset.scoring``: penalty points ('points', 'ostfriesland') are better
@@ -290,8 +285,8 @@ def rate(result: Result, priors: Mapping[str, Skill], place: Sequence[int]) -> d
             sides.setdefault(side_of(result, seat), []).append(seat)
     if len(sides) < 2:
         return {}
-    ratings = iter(_RATINGS)
-    teams = _Teams()
+    ratings = iter(RATINGS)
+    teams = Teams()
     for side in sides.values():
         team = []
         for seat in side:
@@ -305,33 +300,6 @@ def rate(result: Result, priors: Mapping[str, Skill], place: Sequence[int]) -> d
         for seat, rating in zip(side, team, strict=True):
             rated.setdefault(seat.rated_id, []).append(rating)
     return {rated_id: _combined(priors[rated_id], ratings) for rated_id, ratings in rated.items()}
-
-
-_RATINGS = [MODEL.rating() for _ in range(8)]
-"""openskill rating objects refilled for each match (one per seat): building one draws a uuid4,
-which costs a good part of a rating update."""
-
-_COPIES = [MODEL.rating() for _ in range(8)]
-"""The objects ``rate()`` works on and answers with, refilled by :class:`_Teams` for each match."""
-
-
-class _Teams(list[list[Any]]):
-    """The teams handed to openskill's ``rate()``, which deep-copies them before it computes (so
-    a caller's ratings never change): a copy of these refills the pooled :data:`_COPIES` instead
-    of building new rating objects, each with a uuid4 (half of a bare ``rate()`` call). The
-    update is the same to the bit (tests/rating/test_ladder.py); the answer is read at once."""
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> list[list[Any]]:
-        copies = iter(_COPIES)
-        teams = []
-        for team in self:
-            copied = []
-            for rating in team:
-                copy = next(copies)
-                copy.mu, copy.sigma = rating.mu, rating.sigma
-                copied.append(copy)
-            teams.append(copied)
-        return teams
 
 
 def _combined(prior: Skill, ratings: list[Any]) -> Skill:

@@ -12,48 +12,18 @@ field declared once) and ``variants`` (what each preset changes, behind a few ho
 5
 
 Installing the platform compiles these modules to C with mypyc (``build_support.py``) into the
-folder ``_native``, which this package then searches first, so the compiled modules are the ones
-imported; :data:`COMPILED` tells which run. The pure modules stay the source of truth and run
-where no compiler was at hand, where ``MAUMAU_PURE_PYTHON=1`` is set, or where a module was
-edited after compiling (the folder records the digest of the sources it was built from).
+folder ``_native``, which this package then searches first (``searchpath``), so the compiled
+modules are the ones imported; :data:`COMPILED` tells which run. The pure modules stay the
+source of truth and run where no compiler was at hand, where ``MAUMAU_PURE_PYTHON=1`` is set, or
+where a module was edited after compiling (the folder records the digest of the sources it was
+built from).
 """
 
-import hashlib as _hashlib
-import os as _os
-import warnings as _warnings
 from typing import Final
 
+from .searchpath import search_compiled_first
 
-def _native_folder() -> str | None:
-    """The folder of the compiled modules if they are there, wanted and built from these very
-    sources (the digest that ``build_support.rules_digest`` recorded), else None."""
-    if _os.environ.get("MAUMAU_PURE_PYTHON") == "1":
-        return None
-    here = _os.path.dirname(__file__)
-    native = _os.path.join(here, "_native")
-    try:
-        with open(_os.path.join(native, "SOURCES")) as recorded:
-            built_from = recorded.read().strip()
-    except OSError:
-        return None
-    digest = _hashlib.sha256()
-    for name in sorted(n for n in _os.listdir(here) if n.endswith(".py")):
-        with open(_os.path.join(here, name), "rb") as module:
-            digest.update(name.encode() + b"\0" + module.read() + b"\0")
-    if digest.hexdigest() != built_from:
-        _warnings.warn(
-            "maumau.rules: the compiled modules are older than the sources, so the pure ones run;"
-            " `make` (or `python build_support.py`) compiles them again",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-        return None
-    return native
-
-
-_NATIVE = _native_folder()
-if _NATIVE is not None:
-    __path__.insert(0, _NATIVE)
+search_compiled_first(__path__, __file__, __name__)
 
 # The imports below come after the choice of the compiled or the pure modules (E402 allowed).
 from . import match as _match
