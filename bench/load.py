@@ -2,7 +2,9 @@
 
 The platform starts as ``python -m maumau.run`` does for a user (every service a process of its
 own, its own data folder and free loopback ports; ``--cluster``: the local Redis Cluster of
-``make run CLUSTER=1``), with short retention so finished matches expire within the run. This
+``make run CLUSTER=1``), with short retention so finished matches expire within the run (and
+as short a window of the ladder's rule against familiar opponents, so the meetings each player's
+rating state remembers stop growing within it, as they do after a day in production). This
 process then plays ``--players`` simulated players over gRPC: each registers, queues through the
 matchmaker (ranked or casual, 2-4 seats, bots fill a table after ``--bots-after`` seconds),
 follows its match and plays its seat with a think time of 0.5-2 s per action, and after a match
@@ -138,6 +140,7 @@ class Platform:
             "MAUMAU_ENGINE_RETENTION_SECONDS": retention,
             "MAUMAU_MATCHMAKING_RETENTION_SECONDS": retention,
             "MAUMAU_RATING_MATCH_RETENTION_SECONDS": retention,
+            "MAUMAU_RATING_FARMING_WINDOW_SECONDS": retention,
             # Every simulated player calls from loopback, as through a gateway relaying many
             # clients: no per-address rate limit for it (the per-player limits still hold).
             "MAUMAU_RATE_EXEMPT_ADDRESSES": "127.0.0.1/32,::1/128",
@@ -837,7 +840,8 @@ def summary(report: Report, options: Options, other: dict[str, float]) -> str:
     ]
     lines = [
         f"make load: {options.players:,} players, {options.seconds:.0f} s, warm-up "
-        f"{options.warmup_seconds():.0f} s, retention {options.retention_seconds()} s",
+        f"{options.warmup_seconds():.0f} s, retention and farming window "
+        f"{options.retention_seconds()} s",
         f"{'':32}{kind + ' (this run)':>24}{other_kind + ' (latest)':>24}",
     ]
     for label, keys, form in rows:

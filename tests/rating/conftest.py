@@ -32,10 +32,18 @@ def store(client: redis.asyncio.Redis, tag: str) -> RatingStore:
 
 
 @pytest.fixture
-async def rating(redis_server: EmbeddedRedis, tag: str, stream: str) -> AsyncIterator[RatingApp]:
+def rating_settings() -> Settings:
+    """The replica's settings; a test overrides this fixture to change them."""
+    return Settings(consumer="replica-1", block_seconds=0.05)
+
+
+@pytest.fixture
+async def rating(
+    redis_server: EmbeddedRedis, tag: str, stream: str, rating_settings: Settings
+) -> AsyncIterator[RatingApp]:
     """One rating replica on 127.0.0.1:0 consuming this test's stream."""
     config = ServiceConfig(host="127.0.0.1", port=0, metrics_port=0, health_interval_seconds=0.2)
-    settings = Settings(consumer="replica-1", block_seconds=0.05)
+    settings = rating_settings
     connection = redis.asyncio.Redis.from_url(redis_server.url)
     app = RatingApp(connection, config, settings, stream=stream, tag=tag)
     await app.start()

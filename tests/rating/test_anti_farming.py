@@ -8,10 +8,12 @@ import itertools
 import time
 
 import grpc
+import orjson
 import pytest
 
 from maumau.common.ratings import rating_key
 from maumau.rating.farming import CLIMB_MARGIN, REPEATS_IGNORED
+from maumau.rating.settings import Settings
 from maumau.v1 import rating_pb2, rating_pb2_grpc
 from tests.rating.support import publish, result, seat
 from tests.support.polling import eventually
@@ -66,3 +68,33 @@ async def test_a_second_account_that_joins_and_leaves_stops_counting(client, str
     # The matchmaker reads the current season's ordinals from the shared keys.
     published = await client.get(rating_key("classic", alt))
     assert published is not None and float(published) == pytest.approx(alt_ordinal)
+
+
+class TestAShorterWindow:
+    """``MAUMAU_RATING_FARMING_WINDOW_SECONDS``: meetings older than the window neither count
+    nor stay in the players' states."""
+
+    @pytest.fixture
+    def rating_settings(self) -> Settings:
+        return Settings(consumer="replica-1", block_seconds=0.05, farming_window_seconds=60)
+
+    async def test_meetings_older_than_the_window_count_again_and_are_forgotten(
+        self, client, stream, stub, rating
+    ):
+        main, alt = (f"{name}-{stream}" for name in ("main", "alt"))
+        for player in (main, alt):
+            await client.hset(f"player:{{{player}}}", mapping={"name": player[:32]})
+        alts = [0.0]
+        now = time.time()
+        at = [now + n for n in range(REPEATS_IGNORED + 1)] + [now + REPEATS_IGNORED + 61]
+        for n, finished_at in enumerate(at):
+            match = result(
+                [seat(0, main, winner=True), seat(1, alt, total=40)], finished_at=finished_at
+            )
+            await publish(client, stream, [match])
+            alts.append(await ordinal_after(stub, alt, n + 1))
+        drops = [before - after for before, after in itertools.pairwise(alts)]
+        assert drops[REPEATS_IGNORED] == 0.0  # the fourth meeting within the window
+        assert drops[-1] == pytest.approx(drops[0], rel=0.5)  # past it: counts in full again
+        state = orjson.loads(await client.get(rating.store.state_key(alt, "classic")))
+        assert [finished for finished, _ in state["met"]] == [at[-1]]

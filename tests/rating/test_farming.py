@@ -151,12 +151,20 @@ def test_a_second_account_handing_over_wins_counts_less_then_nothing() -> None:
         earlier.append((float(n), ["alt"]))
         main = after["main"]
     assert [round(g, 6) for g in gains] == [1.0, 0.5, 0.25, 0.0, 0.0, 0.0]
-    # A day later they count again.
-    result = two_seat("main", "alt", WINDOW_SECONDS + 10)
+    # A day later they count again; with a window of an hour (the setting), an hour later.
+    for at, window in ((WINDOW_SECONDS + 10, WINDOW_SECONDS), (3610.0, 3600.0)):
+        result = two_seat("main", "alt", at)
+        place = places(result)
+        before = {"main": main, "alt": alt}
+        openskill = rate(result, before, place)
+        after = kept_ratings(result, place, before, openskill, {"main": earlier}, window=window)
+        assert after["main"] == openskill["main"]
+    result = two_seat("main", "alt", 3590.0)
     place = places(result)
     before = {"main": main, "alt": alt}
-    after = kept_ratings(result, place, before, rate(result, before, place), {"main": earlier})
-    assert after["main"].ordinal > main.ordinal
+    openskill = rate(result, before, place)
+    after = kept_ratings(result, place, before, openskill, {"main": earlier}, window=3600.0)
+    assert after["main"] == main  # within the hour: the fourth meeting counts nothing
 
 
 def test_climb_cap_is_the_best_beaten_plus_the_margin() -> None:
@@ -176,9 +184,10 @@ def test_climb_cap_is_the_best_beaten_plus_the_margin() -> None:
     st.integers(min_value=1, max_value=90),
     st.floats(min_value=1, max_value=3 * WINDOW_SECONDS),
     st.booleans(),
+    st.sampled_from([WINDOW_SECONDS, 3600.0, 60.0]),
 )
 def test_a_state_remembers_its_meetings_as_the_window_prunes_them(
-    times: list[tuple[float, list[str]]], stored: int, span: float, in_order: bool
+    times: list[tuple[float, list[str]]], stored: int, span: float, in_order: bool, window: float
 ) -> None:
     """A player's state appends each new match to its meetings (pruned to the window, at most
     MEETINGS_KEPT) without sorting them all again: in any order of matches, it keeps exactly
@@ -191,7 +200,7 @@ def test_a_state_remembers_its_meetings_as_the_window_prunes_them(
     for n, (finished_at, accounts) in enumerate(matches):
         if n == stored:
             state = PresetState(state.dumps())
-        state.meet(finished_at, accounts)
-        everything = recent([*everything, (finished_at, accounts)], finished_at)
+        state.meet(finished_at, accounts, window)
+        everything = recent([*everything, (finished_at, accounts)], finished_at, window)
         assert [list(m) for m in state.meetings()] == [list(m) for m in everything]
     assert len(state.meetings()) <= MEETINGS_KEPT

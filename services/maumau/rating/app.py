@@ -39,7 +39,13 @@ class RatingApp(Service):
         settings = settings or Settings()
         reconnecting(client)
         durability = Durability(client, settings.redis_min_replicas, settings.redis_wait_ms)
-        self.store = RatingStore(client, tag, durability, settings.match_retention_seconds)
+        self.store = RatingStore(
+            client,
+            tag,
+            durability,
+            settings.match_retention_seconds,
+            settings.farming_window_seconds,
+        )
         self.consumers = [
             ResultsConsumer(client, self.store, settings.consuming(), stream=name, drain=drain)
             for name, drain in consumed_streams(settings.redis_shards, stream)

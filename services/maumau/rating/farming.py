@@ -58,8 +58,13 @@ def repeat_weight(meetings: int) -> float:
     return 0.0 if meetings >= REPEATS_IGNORED else 0.5 ** max(meetings, 0)
 
 
-def familiar_meetings(earlier: Iterable[Meeting], opponents: Iterable[str], now: float) -> int:
-    """The most earlier meetings within the window with any one of ``opponents``.
+def familiar_meetings(
+    earlier: Iterable[Meeting],
+    opponents: Iterable[str],
+    now: float,
+    window: float = WINDOW_SECONDS,
+) -> int:
+    """The most earlier meetings within the ``window`` (seconds) with any one of ``opponents``.
 
     >>> familiar_meetings([(10.0, ["b"]), (20.0, ["b", "c"]), (30.0, ["c"])], ["b"], 40.0)
     2
@@ -71,16 +76,16 @@ def familiar_meetings(earlier: Iterable[Meeting], opponents: Iterable[str], now:
         return 0
     counts = dict.fromkeys(wanted, 0)
     for finished_at, met in earlier:
-        if now - WINDOW_SECONDS < finished_at <= now:
+        if now - window < finished_at <= now:
             for account in wanted.intersection(met):
                 counts[account] += 1
     return max(counts.values(), default=0)
 
 
-def recent(earlier: Iterable[Meeting], now: float) -> list[Meeting]:
-    """The meetings still within the window, newest last, at most MEETINGS_KEPT."""
+def recent(earlier: Iterable[Meeting], now: float, window: float = WINDOW_SECONDS) -> list[Meeting]:
+    """The meetings still within the ``window``, newest last, at most MEETINGS_KEPT."""
     kept: list[Meeting] = sorted(
-        ((at, list(met)) for at, met in earlier if at > now - WINDOW_SECONDS), key=lambda m: m[0]
+        ((at, list(met)) for at, met in earlier if at > now - window), key=lambda m: m[0]
     )
     return kept[-MEETINGS_KEPT:]
 
@@ -132,11 +137,13 @@ def kept_ratings(
     earlier: Mapping[str, Iterable[Meeting]],
     against: Mapping[str, list[SeatResult]] | None = None,
     met: Mapping[str, list[str]] | None = None,
+    window: float = WINDOW_SECONDS,
 ) -> dict[str, Skill]:
     """The ratings a ranked ``result`` leaves, from openskill's ``rated`` ones: both rules
     applied to every rated id (rule 1 to players only: a bot level meets everyone).
     ``against``: each rated id's :func:`opponents`, and ``met``: each player's opposing
-    :func:`accounts`, when the caller has them already."""
+    :func:`accounts`, when the caller has them already. ``window``: how far back rule 1 looks
+    (seconds)."""
     seats = by_rated_id(result)
     ordinal = {rated_id: skill.ordinal for rated_id, skill in before.items()}
     kept_now = {}
@@ -150,7 +157,7 @@ def kept_ratings(
             if previous:  # a player's first ranked match of the day meets nobody again
                 opposing_accounts = met[rated_id] if met is not None else accounts(opposing)
                 weight = repeat_weight(
-                    familiar_meetings(previous, opposing_accounts, result.finished_at)
+                    familiar_meetings(previous, opposing_accounts, result.finished_at, window)
                 )
         beaten = [
             ordinal[seat.rated_id] for seat in opposing if seat.rated_id and place[seat.seat] > best

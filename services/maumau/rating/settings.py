@@ -7,6 +7,7 @@ from pydantic import Field
 from maumau.common.config import SERVICE_PORTS
 from maumau.common.settings import RedisSettings, grpc_port, metrics_port, service_config
 from maumau.common.streams import ConsumerSettings
+from maumau.rating.farming import WINDOW_SECONDS
 
 PORTS = SERVICE_PORTS["rating"]
 
@@ -44,6 +45,14 @@ class Settings(RedisSettings):
         description="how long an applied match's record is kept (players' histories show it, and "
         "it marks the match applied: keep it at least `MAUMAU_ENGINE_RETENTION_SECONDS`, the "
         "longest an engine may hand on a finished match's result again)",
+    )
+    farming_window_seconds: float = Field(
+        WINDOW_SECONDS,
+        ge=60,
+        le=30 * 86400,
+        description="how far back earlier ranked meetings with the same accounts count against "
+        "a match (the ladder's rule against familiar opponents; each player keeps at most 64 "
+        "meetings per preset within it): shorter weakens the rule and keeps less",
     )
     gone_after_seconds: float = Field(
         3600.0,

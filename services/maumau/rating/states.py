@@ -103,19 +103,19 @@ class PresetState:
         met: list[Meeting] = self.data.get("met", [])
         return met
 
-    def meet(self, finished_at: float, accounts: list[str]) -> None:
-        """Remember a ranked match against ``accounts`` (only the window's, bounded)."""
+    def meet(self, finished_at: float, accounts: list[str], window: float = WINDOW_SECONDS) -> None:
+        """Remember a ranked match against ``accounts`` (only the ``window``'s, bounded)."""
         if not accounts:
             return
         met = self.meetings()
         if met and met[-1][0] <= finished_at:  # the newest match, as nearly always: append
-            start = bisect.bisect_right(met, finished_at - WINDOW_SECONDS, key=_finished_at)
+            start = bisect.bisect_right(met, finished_at - window, key=_finished_at)
             self.data["met"] = [
                 *met[max(start, len(met) + 1 - MEETINGS_KEPT) :],
                 [finished_at, accounts],
             ]
         else:
-            self.data["met"] = recent([*met, (finished_at, accounts)], finished_at)
+            self.data["met"] = recent([*met, (finished_at, accounts)], finished_at, window)
 
     def dumps(self) -> bytes:
         return orjson.dumps(self.data)
@@ -130,11 +130,14 @@ def skill_json(skill: Skill | None) -> list[float] | None:
     return None if skill is None else [skill.mu, skill.sigma]
 
 
-def apply_result(result: Result, players: dict[str, PresetState]) -> bytes:
+def apply_result(
+    result: Result, players: dict[str, PresetState], window: float = WINDOW_SECONDS
+) -> bytes:
     """Apply one match to the in-memory states of its ``players`` in its preset (by rated id)
     and return the match's stored record, JSON: ``result`` (the MatchResult's fields), the
     ``season`` it counted for, and per seat its ``places``, ``xp``, and rating ``before`` and
-    ``after`` (``[mu, sigma]``, null in an unranked match)."""
+    ``after`` (``[mu, sigma]``, null in an unranked match). ``window``: how far back the rule
+    against familiar opponents looks (seconds)."""
     place = places(result)
     season = result.season
     seats = by_rated_id(result)
@@ -148,7 +151,7 @@ def apply_result(result: Result, players: dict[str, PresetState]) -> bytes:
         met = {r: accounts(against[r]) for r, own in seats.items() if own[0].player_id}
         earlier = {rated_id: players[rated_id].meetings() for rated_id in met}
         rated = rate(result, before, place)
-        after = kept_ratings(result, place, before, rated, earlier, against, met)
+        after = kept_ratings(result, place, before, rated, earlier, against, met, window)
     for rated_id, own in seats.items():
         state = players[rated_id]
         if len(own) == 1:  # nearly always: one seat per rated id
@@ -160,7 +163,7 @@ def apply_result(result: Result, players: dict[str, PresetState]) -> bytes:
             left = any(seat.left for seat in own)
         state.add_match(xp=earned, won=won, left=left, season=season, rated=after.get(rated_id))
         if rated_id in met:
-            state.meet(result.finished_at, met[rated_id])
+            state.meet(result.finished_at, met[rated_id], window)
     rating = {
         "result": result.to_dict(),
         "season": season,

@@ -45,6 +45,7 @@ import redis.asyncio as redis
 
 from maumau.common.ratings import RATING_KEPT_SECONDS, rating_key
 from maumau.common.redis_client import Durability
+from maumau.rating.farming import WINDOW_SECONDS
 from maumau.rating.ladder import BOT_PREFIX, Result, Skill, current_season
 from maumau.rating.states import PresetState, SeasonRating, apply_result
 from maumau.rules.ruleset import PRESETS
@@ -148,9 +149,11 @@ class RatingStore:
         tag: str = "rating",
         durability: Durability | None = None,
         match_retention_seconds: int = 180 * 86400,
+        farming_window_seconds: float = WINDOW_SECONDS,
     ) -> None:
         self.redis = client
         self.match_retention_seconds = match_retention_seconds
+        self.farming_window_seconds = farming_window_seconds
         self.durability = durability or Durability(client)
         self.tag = tag
         self._apply = client.register_script(_APPLY)
@@ -263,7 +266,8 @@ class RatingStore:
         played = {
             rated_id: states[rated_id].count("played") // HISTORY_KEPT for rated_id in changed
         }
-        records = [apply_result(result, states) for result in fresh]
+        window = self.farming_window_seconds
+        records = [apply_result(result, states, window) for result in fresh]
         history: dict[str, list[str]] = {}
         newest: dict[str, float] = {}
         for result in fresh:
