@@ -117,6 +117,16 @@ class Driver:
 
     async def run(self, stopping: asyncio.Event) -> None:
         self._stopping = stopping
+        try:
+            await self._claim_until(stopping)
+        finally:  # also when cancelled: no tournament's task outlives the worker
+            tasks = list(self._driving.values())
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _claim_until(self, stopping: asyncio.Event) -> None:
+        """Each tick, claim the due tournaments and drive each in a task of its own."""
         next_maintenance = 0.0
         while not stopping.is_set():
             try:
@@ -138,10 +148,6 @@ class Driver:
             except Exception:
                 log.exception("claiming tournaments failed; trying again")
             await pause(stopping, self.settings.tick_seconds)
-        tasks = list(self._driving.values())
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
 
     def _ended(self, tournament_id: str, _task: asyncio.Task[None]) -> None:
         self._driving.pop(tournament_id, None)
