@@ -118,12 +118,16 @@ async def played_match(gateway: Gateway, preset_text: dict[str, Any]) -> dict[st
         async with session.ws_connect("/ws", origin=gateway.url) as ws:
             await ws.send_json({"op": "follow", "match_id": match_id})
             reader = asyncio.create_task(read_events(ws, events))
-            deadline = time.monotonic() + 180  # bounded by time: bots move slower on a busy machine
+            deadline = time.monotonic() + 180  # by time: bots move slower on a busy machine
             for index in itertools.count():
                 if reader.done() or time.monotonic() > deadline:
                     break
                 async with session.get(f"/api/matches/{match_id}/view") as response:
+                    if response.status == 429:  # looked too often: wait as the gateway says
+                        await asyncio.sleep(float(response.headers["Retry-After"]))
+                        continue
                     view = await response.json()
+                    assert response.status == 200, view
                 if view["phase"] == "over":
                     break
                 legal = [a["text"] for a in view["legal"]]
