@@ -22,19 +22,24 @@ WHICH = (
 )
 
 
-def loaded(code: str, pure: str = "", **env: str) -> tuple[bool, str, str]:
-    """Run ``code`` then :data:`WHICH` in a fresh interpreter: whether the compiled core runs,
-    the file its ``legal`` module came from, and what it wrote to stderr."""
+def python(code: str, pure: str = "", **env: str) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` in a fresh interpreter (``pure``: its ``MAUMAU_PURE_PYTHON``, else unset)."""
     environ = {k: v for k, v in os.environ.items() if k != "MAUMAU_PURE_PYTHON"}
     if pure:
         environ["MAUMAU_PURE_PYTHON"] = pure
-    run = subprocess.run(
-        [sys.executable, "-c", f"{code}\n{WHICH}"],
+    return subprocess.run(
+        [sys.executable, "-c", code],
         capture_output=True,
         text=True,
         check=True,
         env={**environ, **env},
     )
+
+
+def loaded(code: str, pure: str = "", **env: str) -> tuple[bool, str, str]:
+    """Run ``code`` then :data:`WHICH` in a fresh interpreter: whether the compiled core runs,
+    the file its ``legal`` module came from, and what it wrote to stderr."""
+    run = python(f"{code}\n{WHICH}", pure, **env)
     compiled, file = run.stdout.split()
     return compiled == "True", file, run.stderr
 
@@ -80,15 +85,8 @@ def rating_files(pure: str = "", **env: str) -> tuple[list[str], str]:
     """The files the rating service's process loads its compiled modules from, and what it
     wrote to stderr."""
     names = ", ".join(f"'maumau.rating.{name}'" for name in RATING_MODULES)
-    environ = {k: v for k, v in os.environ.items() if k != "MAUMAU_PURE_PYTHON"}
     code = f"import sys, maumau.rating.app\nfor n in ({names}): print(sys.modules[n].__file__)"
-    run = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**environ, **({"MAUMAU_PURE_PYTHON": pure} if pure else {}), **env},
-    )
+    run = python(code, pure, **env)
     return run.stdout.split(), run.stderr
 
 
