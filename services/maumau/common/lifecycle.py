@@ -44,6 +44,7 @@ from typing import TypeVar
 import redis.asyncio as redis
 
 from maumau.common.config import ConfigError
+from maumau.common.memory import keep_large_blocks_mapped
 from maumau.common.redis_server import open_redis
 from maumau.common.server import ServiceServer, start_metrics_server
 from maumau.common.settings import RedisSettings, ServiceSettings, load_settings
@@ -178,6 +179,7 @@ def run_service(settings_class: type[S], build: Callable[[S, redis.Redis | None]
     except ConfigError as error:
         print(f"{name}: {error}", file=sys.stderr)
         sys.exit(2)
+    keep_large_blocks_mapped()
     asyncio.run(_run(settings, build))
 
 

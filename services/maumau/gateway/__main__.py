@@ -18,6 +18,7 @@ import sys
 from aiohttp import web
 
 from maumau.common.config import ConfigError
+from maumau.common.memory import keep_large_blocks_mapped
 from maumau.common.server import start_metrics_server
 from maumau.common.settings import load_settings
 from maumau.gateway.app import create_app
@@ -90,4 +91,5 @@ if __name__ == "__main__":
     except ConfigError as error:
         print(f"gateway: {error}", file=sys.stderr)
         sys.exit(2)
+    keep_large_blocks_mapped()
     asyncio.run(main(*configured))
