@@ -34,9 +34,14 @@ LATEST = Path(__file__).with_name("latest.json")
 TABLES = [("classic", 4), ("online", 4), ("ostfriesland", 4), ("ostfriesland", 8), ("colour", 4)]
 
 
-def record(figures: dict[str, float], path: Path) -> None:
-    """Merge ``figures`` into the JSON file at ``path``."""
+def record(figures: dict[str, float], path: Path, family: str | None = None) -> None:
+    """Merge ``figures`` into the JSON file at ``path``. With ``family`` (a name prefix such as
+    ``load.cluster.``), every figure of that family goes first: one run's figures replace the
+    last run's whole, so a figure the new run has not (a count of errors that did not happen)
+    does not linger from an earlier one."""
     results = json.loads(path.read_text()) if path.exists() else {}
+    if family:
+        results = {name: value for name, value in results.items() if not name.startswith(family)}
     results.update({name: round(value, 3) for name, value in figures.items()})
     path.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
 

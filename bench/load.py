@@ -925,12 +925,13 @@ def main() -> None:
             report = run(options, Path(folder))
         except PlatformError as error:
             sys.exit(f"make load: {error}")
-    record(report.figures, LATEST)
+    family = f"load.{options.kind}."
+    record(report.figures, LATEST, family)
     other = json.loads(LATEST.read_text())
     print(summary(report, options, other))
     print(f"figures merged into {LATEST}")
     if args.save:
-        record(report.figures, RESULTS)
+        record(report.figures, RESULTS, family)
         print(f"and into {RESULTS}")
 
 

@@ -3,10 +3,12 @@ it, for a few seconds; the report's figures come from what really happened."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from bench.__main__ import record
 from bench.load import Options, run, summary
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self").exists(), reason="reads /proc")
@@ -56,3 +58,20 @@ def test_a_short_load_run_reports_real_figures(tmp_path: Path) -> None:
     text = summary(report, options, {})
     assert "Act p50 / p99 ms" in text
     assert len(text.splitlines()) <= 26  # one screen
+
+
+def test_a_runs_figures_replace_the_last_runs_of_its_store_whole(tmp_path: Path) -> None:
+    """A run without errors leaves no count of errors from the run before it, and the other
+    store's figures and every other figure stay."""
+    path = tmp_path / "figures.json"
+    record(
+        {"load.cluster.errors": 3, "load.cluster.errors.UNAVAILABLE": 3, "load.single.errors": 1},
+        path,
+    )
+    record({"ratio.rating": 0.2}, path)
+    record({"load.cluster.errors": 0}, path, "load.cluster.")
+    assert json.loads(path.read_text()) == {
+        "load.cluster.errors": 0,
+        "load.single.errors": 1,
+        "ratio.rating": 0.2,
+    }
