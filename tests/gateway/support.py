@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+import aiohttp
 import grpc
 import redis.asyncio
 from aiohttp import web
@@ -130,6 +131,21 @@ async def wait_for(check: object, timeout: float = 10.0) -> None:
         if asyncio.get_running_loop().time() > deadline:
             raise TimeoutError("condition not met in time")
         await asyncio.sleep(0.05)
+
+
+async def readiness_once_ready(session: aiohttp.ClientSession) -> dict[str, Any]:
+    """What /readyz answers once it says ready (TimeoutError if it never does): a fresh
+    gateway's first health checks connect its channels, which on a busy machine can take
+    longer than a check's second."""
+    answers: list[tuple[int, dict[str, Any]]] = []
+
+    async def ready() -> bool:
+        async with session.get("/readyz") as response:
+            answers.append((response.status, await response.json()))
+        return answers[-1][0] == 200
+
+    await wait_for(ready)
+    return answers[-1][1]
 
 
 @dataclass

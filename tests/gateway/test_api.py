@@ -12,7 +12,7 @@ import aiohttp
 import pytest
 
 from maumau.common.tokens import verify_seat_token
-from tests.gateway.support import Gateway, Platform, start_gateway
+from tests.gateway.support import Gateway, Platform, readiness_once_ready, start_gateway
 from tests.support.engine import SECRET
 
 
@@ -364,9 +364,8 @@ async def test_health_and_readiness_follow_the_upstreams(
     async with aiohttp.ClientSession(base_url=gateway.url) as session:
         async with session.get("/healthz") as response:
             assert response.status == 200
-        async with session.get("/readyz") as response:
-            body = await response.json()
-    assert response.status == 200 and body["ready"] is True
+        body = await readiness_once_ready(session)
+    assert body["ready"] is True
     assert body["upstreams"] == {
         "engine": True,
         "matchmaking": True,

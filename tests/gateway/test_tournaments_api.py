@@ -10,7 +10,14 @@ import aiohttp
 
 from maumau.common.tokens import new_id
 from maumau.v1 import game_pb2
-from tests.gateway.support import Gateway, Platform, organizer, start_gateway, wait_for
+from tests.gateway.support import (
+    Gateway,
+    Platform,
+    organizer,
+    readiness_once_ready,
+    start_gateway,
+    wait_for,
+)
 from tests.gateway.test_api import client
 
 
@@ -138,10 +145,8 @@ async def test_a_missing_tournaments_service_degrades_only_the_tournaments_pages
     lost = await start_gateway(services.settings(tournaments_address="127.0.0.1:1"))
     try:
         async with aiohttp.ClientSession(base_url=lost.url) as session:
-            async with session.get("/readyz") as response:
-                status, ready = await answer(response)
-            assert status == 200 and ready["ready"] is True
-            assert ready["upstreams"]["tournaments"] is False
+            ready = await readiness_once_ready(session)
+            assert ready["ready"] is True and ready["upstreams"]["tournaments"] is False
             async with session.get("/api/tournaments") as response:
                 status, refused = await answer(response)
             assert status == 503 and refused["error"]["status"] == "UNAVAILABLE"
