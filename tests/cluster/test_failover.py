@@ -23,6 +23,8 @@ import redis.asyncio
 from maumau.common.redis_client import connect
 from maumau.common.redis_cluster import LocalCluster
 from maumau.common.redis_server import EmbeddedRedis, reconnecting
+from maumau.common.results import read_result, results_stream_of
+from maumau.common.streams import StreamEntry
 from maumau.engine.store import MatchStore
 from maumau.rating.store import RatingStore
 from maumau.v1 import game_pb2
@@ -164,13 +166,33 @@ async def check_promises(
         if applied == len(humans) or time.monotonic() > deadline:
             break
         await asyncio.sleep(0.2)
-    assert applied == len(humans), f"{len(humans) - applied} finished matches were not rated"
+    if applied < len(humans):
+        unrated = [m for m in humans if not await client.exists(ratings.match_key(m, RULES.preset))]
+        raise AssertionError(
+            f"{len(unrated)} finished matches were not rated: "
+            + "; ".join([await where_the_result_is(client, store, m) for m in unrated])
+        )
     for player in players:
         profile = await ratings.player(player.player_id)
         assert profile is not None and profile.count("played") == MATCHES_EACH, player.player_id
     order = await ratings.applied_order()
     assert not [m for m, n in Counter(order).items() if n > 1]
     return {"matches": len(humans), "moves": len(answers), "rated": applied}
+
+
+async def where_the_result_is(client: redis.asyncio.Redis, store: MatchStore, match_id: str) -> str:
+    """Where a finished match's result got to, for a failure's message: published or not, its
+    deadline, and its entry in the results stream (and with which rating consumer)."""
+    stream = results_stream_of(match_id, store.shards)
+    entries = await client.xrange(stream)
+    ids = [i for i, fields in entries if read_result(StreamEntry(i, fields)).match_id == match_id]
+    pending = []
+    for entry_id in ids:
+        pending += await client.xpending_range(stream, "rating", entry_id, entry_id, 1)
+    return (
+        f"{match_id}: published {await store.published(match_id)}, deadline "
+        f"{await store.deadline(match_id)}, in {stream} as {ids}, pending {pending}"
+    )
 
 
 def own_action(event: game_pb2.Event, seat: int) -> bool:

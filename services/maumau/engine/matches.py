@@ -262,6 +262,7 @@ class Matches:
                     if not current.fresh:  # answered with the match as it is now
                         self.store.cache.forget(match_id)
                         continue
+                    await self.settle_replayed(stored)
                     return Updated(stored, None, earlier)
             # The change works on a copy: ``stored`` stays the state it was computed from, so the
             # status before and after can be told apart after the commit.
@@ -326,10 +327,10 @@ class Matches:
                     MATCHES_STARTED.inc()
                 playing = change.record.status == Status.PLAYING
                 settled.append((change.record.match_id, due, playing))
-        try:
-            await self.store.settle_new(settled)
-        except Exception:  # stored by now: the deadlines set before the commits retry the rest
-            log.exception("after-commit work of %d new matches failed", len(settled))
+        # Stored by now, but a match whose deadline was not set (its shard's node failed) would
+        # wait for its first bot for good: a failure here fails the call, and its retry (the
+        # same request ids) settles them again (:meth:`settle_replayed`).
+        await self.store.settle_new(settled)
         return [
             Stored(change.record, change.state, done.version) if done.status == "ok" else None
             for change, done in zip(changes, committed, strict=True)
@@ -363,7 +364,10 @@ class Matches:
         )
         if committed.status == "ok":
             await self._committed(
-                Status.LOBBY if before is None else before.record.status, change, due
+                Status.LOBBY if before is None else before.record.status,
+                change,
+                due,
+                committed.deadline_set,
             )
         return committed
 
@@ -375,13 +379,18 @@ class Matches:
             return self.settings.lobby_seconds
         return self.settings.retention_seconds if status == Status.OVER else 0
 
-    async def _committed(self, was: Status, change: Change, due: float | None) -> None:
+    async def _committed(
+        self, was: Status, change: Change, due: float | None, deadline_set: bool
+    ) -> None:
         """After a commit: count it, set the deadline again where the commit could not set it
         itself (a cluster: a replica that lost its race or rescheduled an older state may have
         moved it between), keep the active set, hand a finished match's result on.
 
-        The move is stored by now, so a failure here must not fail the call: the deadline set
-        before the commit brings the match back to the deadline loop, which finishes the rest."""
+        The move is stored by now, so a failure here does not fail the call while the deadline
+        brings the match back to the deadline loop, which finishes the rest. Only when neither
+        the commit nor this could set the deadline (its shard's node failed) and no finished
+        result went out does the call fail: its retry (the same request id) settles it again
+        (:meth:`settle_replayed`); the move itself stays stored either way."""
         if change.moved:
             moves = _MOVES_BY_PRESET.get(change.moved)
             if moves is None:
@@ -392,18 +401,43 @@ class Matches:
         if change.timed_out:
             TIMEOUTS.inc()
         record = change.record
-        try:
-            if due is not None and not self.store.one_node:
+        unset: Exception | None = None
+        if due is not None and not self.store.one_node:
+            try:
                 await self.store.set_deadline(record.match_id, due, only_earlier=True)
+            except Exception as error:
+                log.warning("match %s: its deadline was not set: %r", record.match_id, error)
+                unset = None if deadline_set else error
+        # Apart from the deadline: its node may be the one that failed, and a finished match's
+        # result must not wait for it.
+        try:
             if record.status != was:
                 await self.store.mark_active(record.match_id, record.status == Status.PLAYING)
             if record.status == Status.OVER and was != Status.OVER:
                 MATCHES_FINISHED.inc()
                 await self.finish(record, change.state)
+                unset = None  # finished: no deadline is needed any more
         except Exception:
             log.exception(
                 "match %s: after-commit work failed; its deadline retries it", record.match_id
             )
+        if unset is not None:
+            raise unset
+
+    async def settle_replayed(self, stored: Stored) -> None:
+        """A retried request found its work stored. Its first call may have failed after the
+        commit, with neither the deadline set nor the after-commit work done (a cluster node
+        failed): finish a finished match again, or set the match's deadline again (only
+        earlier). Both are idempotent; a failure fails the retry, which the caller makes again.
+        On a single Redis the commit script set the deadline with the commit."""
+        if self.store.one_node:
+            return
+        if stored.record.status == Status.OVER:
+            await self.finish(stored.record, stored.state)
+            return
+        due = self.next_deadline(Change(stored.record, stored.state), time.time())
+        if due is not None:
+            await self.store.set_deadline(stored.record.match_id, due, only_earlier=True)
 
     # ---------------------------------------------------------------- play
 

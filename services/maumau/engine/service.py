@@ -146,6 +146,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             if not request.request_id or exists.status != grpc.StatusCode.ALREADY_EXISTS:
                 raise
             stored = await self.matches.load(change.record.match_id)  # a retry: as the first time
+            await self.matches.settle_replayed(stored)
         # Indexed after the match is stored (again on a retry, in case the first call died here).
         await self._index(
             [(player_id, stored.record.match_id) for player_id in placements],
@@ -187,10 +188,12 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         if len(set(ids)) < len(ids):
             raise lobby.invalid("two matches of CreateMatches share a request_id")
         created = await self.matches.create_many([change for change, _ in prepared])
-        stored_all = [
-            stored or await self.matches.load(match_id)  # a retry: as the first time
-            for stored, match_id in zip(created, ids, strict=True)
-        ]
+        stored_all = []
+        for stored, match_id in zip(created, ids, strict=True):
+            if stored is None:  # a retry: as the first time
+                stored = await self.matches.load(match_id)
+                await self.matches.settle_replayed(stored)
+            stored_all.append(stored)
         await self._index(
             [
                 (player, match_id)

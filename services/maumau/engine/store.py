@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
 import struct
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -47,12 +48,15 @@ from maumau import fairness
 from maumau.common.redis_client import (
     DEFAULT_SHARDS,
     Durability,
+    ReplicationShortfall,
     is_cluster,
     queue_script,
     shard_of,
 )
 from maumau.common.results import result_entry, results_stream_of, results_streams
 from maumau.v1 import game_pb2
+
+log = logging.getLogger(__name__)
 
 DEADLINES = "engine:deadlines"
 """The prefix of the deadline shards: ``engine:deadlines:{n}``."""
@@ -455,6 +459,9 @@ class Committed:
 
     status: Literal["ok", "conflict"]
     version: int = 0
+    deadline_set: bool = True
+    """False: the deadline given with the commit was not confirmed (on a cluster its shard's
+    node failed where the match's did not); the caller must set it again."""
 
 
 @dataclass
@@ -571,6 +578,11 @@ def match_key(match_id: str) -> str:
     return f"match:{{{match_id}}}"
 
 
+def published_key(match_id: str) -> str:
+    """Set once the match's result went to the results stream."""
+    return f"{match_key(match_id)}:published"
+
+
 def player_matches_key(player_id: str) -> str:
     return f"player:{{{player_id}}}:matches"
 
@@ -654,6 +666,7 @@ class MatchStore:
         keys, args = self._commit_call(
             match_id, expected_version, record, state, events, kept, retention_seconds
         )
+        deadline_set = True
         if deadline is None:
             reply = await self.durability.run_script(self._commit, keys, args)
         elif self.one_node:
@@ -661,13 +674,13 @@ class MatchStore:
             args += [repr(deadline), match_id]
             reply = await self.durability.run_script(self._commit, keys, args)
         else:
-            reply = await self._commit_after_deadline(match_id, deadline, keys, args)
+            reply, deadline_set = await self._commit_after_deadline(match_id, deadline, keys, args)
         if reply[0] == b"ok":
             version = int(reply[1])
             if kept is not None:  # as the script keeps it: with its commit's stream entry id
                 kept = kept[0], kept[1] + _entry_varints(reply[2].decode())
             self.cache.committed(match_id, expected_version, Stored(record, state, version), kept)
-            return Committed("ok", version)
+            return Committed("ok", version, deadline_set)
         current = None if len(reply) == 2 else _current(_pairs(reply[2]), _pairs(reply[3]))
         if current is None:  # the match is gone
             self.cache.forget(match_id)
@@ -723,8 +736,7 @@ class MatchStore:
             replies = iter(await pipe.execute(raise_on_error=False))
         committed = []
         for new in matches:
-            if new.deadline is not None and isinstance(deadline_set := next(replies), Exception):
-                raise deadline_set
+            deadline_set = next(replies) if new.deadline is not None else None
             reply = next(replies)
             confirmed = next(replies) if durable else None
             if isinstance(reply, NoScriptError):  # Redis restarted: one at a time, loading it
@@ -734,30 +746,55 @@ class MatchStore:
                 raise reply
             if durable:
                 self.durability.check(confirmed)
+            if isinstance(deadline_set, Exception):  # settle_new sets it again; see commit()
+                log.warning(
+                    "match %s: its deadline was not set with its commit: %r",
+                    new.record.match_id,
+                    deadline_set,
+                )
             if reply[0] == b"ok":
                 stored = Stored(new.record, new.state, int(reply[1]))
                 self.cache.committed(new.record.match_id, None, stored, None)
                 committed.append(Committed("ok", stored.version))
             else:
                 committed.append(Committed("conflict"))
-        for confirmed in replies:
-            self.durability.check(confirmed)
+        for confirmed in replies:  # the deadlines' WAITs: settle_new confirms them again
+            try:
+                self.durability.check(confirmed)
+            except ReplicationShortfall as error:
+                log.warning("deadlines of new matches: %s", error)
         return committed
 
     async def settle_new(self, settled: list[tuple[str, float | None, bool]]) -> None:
         """After :meth:`commit_new`, in one round trip: each (match id, deadline, playing)'s
-        deadline set again (only earlier) and a started match put among the active ones."""
+        deadline set again (only earlier; confirmed by replicas where they are required) and a
+        started match put among the active ones. Raises when a deadline was not confirmed."""
+        durable = self.durability.min_replicas > 0
+        deadline_keys = set()
         async with self.redis.pipeline(transaction=False) as pipe:
             for match_id, due, playing in settled:
                 if due is not None:
-                    pipe.zadd(self.deadlines_of(match_id), {match_id: due}, lt=True)
+                    deadline_keys.add(deadlines := self.deadlines_of(match_id))
+                    pipe.zadd(deadlines, {match_id: due}, lt=True)
                 if playing:
                     pipe.sadd(ACTIVE, match_id)
-            await pipe.execute()
+            if durable:
+                for deadlines in sorted(deadline_keys):
+                    self.durability.wait_after(pipe, deadlines)
+            replies = await pipe.execute(raise_on_error=False)
+        waits = len(deadline_keys) if durable else 0
+        for reply in replies[: len(replies) - waits]:
+            if isinstance(reply, Exception):
+                raise reply
+        for confirmed in replies[len(replies) - waits :]:
+            self.durability.check(confirmed)
 
     async def _commit_after_deadline(
         self, match_id: str, deadline: float, keys: list[str], args: list[str | bytes]
-    ) -> Any:
+    ) -> tuple[Any, bool]:
+        """The commit script's reply, and whether the deadline was set (and confirmed). A
+        deadline that failed where the commit did not leaves the commit standing: the caller
+        sets the deadline again, and goes on to its after-commit work either way."""
         durable = self.durability.min_replicas > 0
         deadlines = self.deadlines_of(match_id)
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -769,16 +806,22 @@ class MatchStore:
                 self.durability.wait_after(pipe, keys[0])
             replies = await pipe.execute(raise_on_error=False)
         deadline_set, reply = replies[0], replies[2 if durable else 1]
-        if isinstance(deadline_set, Exception):
-            raise deadline_set
+        try:
+            if isinstance(deadline_set, Exception):
+                raise deadline_set
+            if durable:
+                self.durability.check(replies[1])
+            deadline_ok = True
+        except Exception as error:
+            log.warning("match %s: its deadline was not set with its commit: %r", match_id, error)
+            deadline_ok = False
         if isinstance(reply, NoScriptError):  # Redis restarted: the script is loaded again
-            return await self.durability.run_script(self._commit, keys, args)
+            return await self.durability.run_script(self._commit, keys, args), deadline_ok
         if isinstance(reply, Exception):
             raise reply
         if durable:
-            self.durability.check(replies[1])
             self.durability.check(replies[3])
-        return reply
+        return reply, deadline_ok
 
     async def entry_events(self, match_id: str, entry_id: str) -> list[bytes] | None:
         """The events of one commit's stream entry, as a kept answer names it (a retry reads
@@ -859,14 +902,17 @@ class MatchStore:
     async def publish_result(self, result: game_pb2.MatchResult, retention_seconds: int) -> None:
         """Append a finished match's result to its shard of the results stream, once per match
         as far as this store knows (its readers are idempotent by match id for the rest)."""
-        marker = f"{match_key(result.match_id)}:published"
-        if await self.redis.exists(marker):
+        if await self.published(result.match_id):
             return
         stream = results_stream_of(result.match_id, self.shards)
         # The marker only once replicas hold the entry, or a failover could lose the entry alone.
         entry = result_entry(result)
         await self.durability.write(stream, lambda pipe: pipe.xadd(stream, entry))
-        await self.redis.set(marker, 1, ex=retention_seconds or None)
+        await self.redis.set(published_key(result.match_id), 1, ex=retention_seconds or None)
+
+    async def published(self, match_id: str) -> bool:
+        """Whether the match's result went to the results stream."""
+        return bool(await self.redis.exists(published_key(match_id)))
 
     async def mark_active(self, match_id: str, active: bool) -> None:
         """Keep the set of matches being played, for the matches-active metric."""
