@@ -269,6 +269,41 @@ async def test_a_refused_move_carries_the_rules_code_and_reads_in_english_and_ge
     assert (await seat.view()).version == view.version  # an error never changes the match
 
 
+async def test_play_drops_an_action_the_match_moved_on_from_and_decides_again(platform):
+    """As when a bot catches a missed call between the view and the action: the action decided
+    on the old view is refused by the rules, and play() asks ``decide`` again on the new one."""
+    player = await platform.register("Ada")
+    seat = await player.create_match("classic", 2, bots=["random"], options={"target": 0})
+    twin = Seat(player, seat.match, seat.seat, seat.token)  # the same seat, acting elsewhere
+    rng, decided, moved_on = random.Random(3), [], []
+
+    async def decide(view: View) -> Action:
+        decided.append(view.version)
+        action = choose(view, rng)
+        if not moved_on and isinstance(action, Play):
+            await twin.act(action)  # the card is played before this action arrives
+            moved_on.append(len(decided))
+        return action
+
+    final = await asyncio.wait_for(seat.play(decide), 20)
+    assert final.over and moved_on, "no card was played"
+    # The refused card was dropped and the next decision came on a later view.
+    [first] = moved_on
+    assert len(decided) > first and decided[first] > decided[first - 1]
+
+
+async def test_play_raises_an_action_refused_on_a_current_view(platform):
+    player = await platform.register("Ada")
+    seat = await player.create_match("classic", 2, bots=["random"], options={"target": 0})
+
+    def decide(view: View) -> str:
+        return next(card for card in french_deck() if card not in view.hand).text
+
+    with pytest.raises(MauMauError) as refused:
+        await asyncio.wait_for(seat.play(decide), 20)
+    assert refused.value.code == "card_not_in_hand"
+
+
 async def test_input_that_is_no_action_or_no_preset_is_refused_with_its_code(platform):
     player = await platform.register("Ada")
     with pytest.raises(MauMauError) as no_preset:

@@ -1038,12 +1038,20 @@ class Seat(_Table):
         """Play until the match is over, acting as ``decide(view)`` says (it may be async);
         returns the final view.
 
+        An action the rules refuse because the match moved on after its view (a bot caught
+        a call you missed, a turn timer ran out) is dropped, and ``decide`` gets the next view;
+        one refused on a view that is still current raises :class:`MauMauError`.
+
         >>> final = await seat.play(lambda view: view.legal[0])  # doctest: +SKIP
         """
         async for view in self.turns():
             choice = decide(view)
             action: Any = await choice if isinstance(choice, Awaitable) else choice
-            await self.act(action)
+            try:
+                await self.act(action)
+            except MauMauError as refused:
+                if refused.code is None or (await self.view()).version == view.version:
+                    raise
         return await self.view()
 
 
