@@ -44,7 +44,7 @@ from typing import TypeVar
 import redis.asyncio as redis
 
 from maumau.common.config import ConfigError
-from maumau.common.memory import keep_large_blocks_mapped
+from maumau.common.memory import keep_large_blocks_mapped, keep_startup_objects_out_of_collections
 from maumau.common.redis_server import open_redis
 from maumau.common.server import ServiceServer, start_metrics_server
 from maumau.common.settings import RedisSettings, ServiceSettings, load_settings
@@ -151,6 +151,7 @@ async def serve(service: Service | ServiceServer) -> None:
         loop.add_signal_handler(signum, stopping.set)
     try:
         await service.start()
+        keep_startup_objects_out_of_collections()
         log.info(
             "%s listening on %s:%d, metrics on port %d",
             ", ".join(service.server.service_names) or "server",

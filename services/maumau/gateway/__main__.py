@@ -18,7 +18,7 @@ import sys
 from aiohttp import web
 
 from maumau.common.config import ConfigError
-from maumau.common.memory import keep_large_blocks_mapped
+from maumau.common.memory import keep_large_blocks_mapped, keep_startup_objects_out_of_collections
 from maumau.common.server import start_metrics_server
 from maumau.common.settings import load_settings
 from maumau.gateway.app import create_app
@@ -64,6 +64,7 @@ async def main(settings: GatewaySettings, secret: bytes) -> None:
     await runner.setup()
     site = web.TCPSite(runner, settings.host, settings.port)
     await site.start()
+    keep_startup_objects_out_of_collections()
     log.info(
         "gateway on http://%s:%d/, metrics on port %d",
         settings.host,
