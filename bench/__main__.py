@@ -16,6 +16,8 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from bench import references
@@ -160,28 +162,67 @@ def bench_rules(seconds: float) -> dict[str, float]:
     return figures
 
 
+SLICES = 3
+"""Turns each side of a comparison with a reference takes (see :func:`interleaved`)."""
+
+Measure = Callable[[float], dict[str, float]]
+
+
+def interleaved(measures: dict[str, Measure], seconds: float) -> dict[str, dict[str, float]]:
+    """Each measure run in SLICES turns of ``seconds / SLICES``, the sides taking turns, and
+    the mean of each of its figures: a reference and the rules core measured one after the
+    other met different moments of the machine, and their ratio swung from 0.9 to 2.3 between
+    quiet runs."""
+    totals: dict[str, dict[str, float]] = {name: {} for name in measures}
+    for _ in range(SLICES):
+        for name, measure in measures.items():
+            for figure, value in measure(seconds / SLICES).items():
+                totals[name][figure] = totals[name].get(figure, 0.0) + value
+    return {
+        name: {figure: total / SLICES for figure, total in figures.items()}
+        for name, figures in totals.items()
+    }
+
+
 def bench_references(seconds: float, figures: dict[str, float]) -> None:
-    print("references, 4 players, random legal play:")
+    """The references, each measured in turns with the rules core's figures it is compared to
+    (the rules core's own figures are :func:`bench_rules`')."""
+    print(f"references, 4 players, random legal play (in {SLICES} turns with the rules core):")
     try:
-        uno = references.rlcard_uno_games_per_second(seconds)
-        figures["ref.rlcard_uno.games_per_s"] = uno["games_per_s"]
-        figures["ref.rlcard_uno.moves_per_s"] = uno["moves_per_s"]
-        print(f"  RLCard UNO: {uno['games_per_s']:,.0f} games/s, {uno['moves_per_s']:,.0f} moves/s")
-        for key, ours in (
-            ("uniform", "rules.colour.4.rounds_per_s"),
-            ("plays_first", "rules.colour.4.plays_first.rounds_per_s"),
-        ):
-            ratio = figures[ours] / uno["games_per_s"]
+        uno = interleaved(
+            {
+                "rlcard": references.rlcard_uno_games_per_second,
+                "uniform": partial(random_rounds, "colour", 4),
+                "plays_first": partial(random_rounds, "colour", 4, cards_first=True),
+            },
+            seconds,
+        )
+        rlcard = uno["rlcard"]
+        figures["ref.rlcard_uno.games_per_s"] = rlcard["games_per_s"]
+        figures["ref.rlcard_uno.moves_per_s"] = rlcard["moves_per_s"]
+        print(
+            f"  RLCard UNO: {rlcard['games_per_s']:,.0f} games/s, "
+            f"{rlcard['moves_per_s']:,.0f} moves/s"
+        )
+        for key in ("uniform", "plays_first"):
+            ratio = uno[key]["rounds_per_s"] / rlcard["games_per_s"]
             figures[f"ratio.colour_rounds_vs_rlcard_uno_games.{key}"] = ratio
             print(f"  colour rounds/s ({key}) / RLCard UNO games/s = {ratio:.2f} (goal >= 3)")
     except RuntimeError as missing:
         print(f"  RLCard skipped: {missing}")
     try:
-        eights = references.openspiel_crazy_eights_moves_per_second(seconds)
-        figures["ref.openspiel_crazy_eights.player_moves_per_s"] = eights["player_moves_per_s"]
-        print(f"  OpenSpiel crazy_eights: {eights['player_moves_per_s']:,.0f} player moves/s")
+        eights = interleaved(
+            {
+                "openspiel": references.openspiel_crazy_eights_moves_per_second,
+                **{f"{p}.{n}": partial(random_rounds, p, n) for p, n in TABLES},
+            },
+            seconds,
+        )
+        moves = eights["openspiel"]["player_moves_per_s"]
+        figures["ref.openspiel_crazy_eights.player_moves_per_s"] = moves
+        print(f"  OpenSpiel crazy_eights: {moves:,.0f} player moves/s")
         for preset, seats in TABLES:
-            ratio = figures[f"rules.{preset}.{seats}.actions_per_s"] / eights["player_moves_per_s"]
+            ratio = eights[f"{preset}.{seats}"]["actions_per_s"] / moves
             figures[f"ratio.{preset}.{seats}.actions_vs_openspiel_moves"] = ratio
             print(
                 f"  {preset} {seats} seats actions/s / OpenSpiel moves/s = {ratio:.2f} (goal >= 1)"
