@@ -48,7 +48,6 @@ from maumau import fairness
 from maumau.common.redis_client import (
     DEFAULT_SHARDS,
     Durability,
-    ReplicationShortfall,
     is_cluster,
     queue_script,
     shard_of,
@@ -718,21 +717,18 @@ class MatchStore:
         """Store several new matches in one round trip: per match its deadline (only ever moved
         earlier) and its own commit script, as :meth:`commit` with no expected version does, so
         each match is stored whole or not at all, and one that exists already (a retried
-        request id) is left as it is: "conflict"."""
+        request id) is left as it is: "conflict". The deadlines are not waited for here:
+        :meth:`settle_new` sets them again and waits for the replicas."""
         durable = self.durability.min_replicas > 0
-        deadline_keys = set()
         async with self.redis.pipeline(transaction=False) as pipe:
             for new in matches:
                 keys, args = self._commit_call(*new.commit_args())
                 if new.deadline is not None:
-                    deadline_keys.add(deadlines := self.deadlines_of(new.record.match_id))
+                    deadlines = self.deadlines_of(new.record.match_id)
                     pipe.zadd(deadlines, {new.record.match_id: new.deadline}, lt=True)
                 queue_script(pipe, self._commit, keys, args)
                 if durable:
                     self.durability.wait_after(pipe, keys[0])
-            if durable:  # one WAIT per deadline shard covers every deadline queued before it
-                for deadlines in sorted(deadline_keys):
-                    self.durability.wait_after(pipe, deadlines)
             replies = iter(await pipe.execute(raise_on_error=False))
         committed = []
         for new in matches:
@@ -758,11 +754,6 @@ class MatchStore:
                 committed.append(Committed("ok", stored.version))
             else:
                 committed.append(Committed("conflict"))
-        for confirmed in replies:  # the deadlines' WAITs: settle_new confirms them again
-            try:
-                self.durability.check(confirmed)
-            except ReplicationShortfall as error:
-                log.warning("deadlines of new matches: %s", error)
         return committed
 
     async def settle_new(self, settled: list[tuple[str, float | None, bool]]) -> None:
