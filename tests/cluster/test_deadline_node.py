@@ -19,12 +19,17 @@ import redis.asyncio
 
 from maumau import wire
 from maumau.common.redis_cluster import LocalCluster
-from maumau.common.results import read_result, results_stream_of
-from maumau.common.streams import StreamEntry
 from maumau.engine.app import EngineApp
 from maumau.engine.store import Status, Stored, match_key
 from maumau.v1 import game_pb2
-from tests.support.engine import Client, acting, pick, start_engine, stop_engine
+from tests.support.engine import (
+    Client,
+    acting,
+    pick,
+    result_entries,
+    start_engine,
+    stop_engine,
+)
 
 BOT = {1: game_pb2.BOT_LEVEL_RANDOM}
 ONE_ROUND = {"target": "0"}
@@ -54,8 +59,7 @@ async def test_a_final_move_hands_its_result_on_while_its_deadlines_node_refuses
         answer = await player.act(match_id, final, request_id)  # the retry, the node back
         assert answer.view.phase == "over"
         assert await store.published(match_id)
-        results = await results_in_stream(cluster_client, match_id, store.shards)
-        assert results.count(match_id) == 1
+        assert len(await result_entries(cluster_client, store, match_id)) == 1
         assert await store.deadline(match_id) is None  # finished: nothing left to come due
     finally:
         await player.close()
@@ -116,9 +120,3 @@ async def refusing_writes(port: int) -> AsyncIterator[None]:
     finally:
         await node.config_set("min-replicas-to-write", 0)
         await node.aclose()
-
-
-async def results_in_stream(client: redis.asyncio.Redis, match_id: str, shards: int) -> list[str]:
-    """The match ids of the results in the stream shard of ``match_id``."""
-    entries = await client.xrange(results_stream_of(match_id, shards))
-    return [read_result(StreamEntry(entry_id, fields)).match_id for entry_id, fields in entries]

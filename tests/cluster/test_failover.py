@@ -23,14 +23,13 @@ import redis.asyncio
 from maumau.common.redis_client import connect
 from maumau.common.redis_cluster import LocalCluster
 from maumau.common.redis_server import EmbeddedRedis, reconnecting
-from maumau.common.results import read_result, results_stream_of
-from maumau.common.streams import StreamEntry
+from maumau.common.results import results_stream_of
 from maumau.engine.store import MatchStore
 from maumau.rating.store import RatingStore
 from maumau.v1 import game_pb2
 from tests.cluster.platform import Platform, start_platform
 from tests.cluster.players import RULES, SimulatedPlayer
-from tests.support.engine import acted, assert_acknowledged_in_stream
+from tests.support.engine import acted, assert_acknowledged_in_stream, result_entries
 
 FULL = os.environ.get("MAUMAU_TEST_REQUIRE_ALL") == "1"
 SEATS_PLAYED = int(os.environ.get("MAUMAU_TEST_FAILOVER_MATCHES", "40" if FULL else "12"))
@@ -184,8 +183,7 @@ async def where_the_result_is(client: redis.asyncio.Redis, store: MatchStore, ma
     """Where a finished match's result got to, for a failure's message: published or not, its
     deadline, and its entry in the results stream (and with which rating consumer)."""
     stream = results_stream_of(match_id, store.shards)
-    entries = await client.xrange(stream)
-    ids = [i for i, fields in entries if read_result(StreamEntry(i, fields)).match_id == match_id]
+    ids = await result_entries(client, store, match_id)
     pending = []
     for entry_id in ids:
         pending += await client.xpending_range(stream, "rating", entry_id, entry_id, 1)

@@ -18,6 +18,8 @@ import redis.asyncio
 from maumau.common.config import ServiceConfig
 from maumau.common.quotas import Rates
 from maumau.common.redis_client import connect
+from maumau.common.results import read_result, results_stream_of
+from maumau.common.streams import StreamEntry
 from maumau.common.tokens import issue_service_token
 from maumau.engine.app import EngineApp
 from maumau.engine.matches import EngineSettings
@@ -204,6 +206,14 @@ def due(view: game_pb2.View) -> int:
 async def stored_events(client: redis.asyncio.Redis, match_id: str) -> list[tuple[str, bytes]]:
     """Every event of the match's stream as stored: (stream id, serialized Event)."""
     return await MatchStore(client).read_events(match_id, "0", None, count=1_000_000)
+
+
+async def result_entries(
+    client: redis.asyncio.Redis, store: MatchStore, match_id: str
+) -> list[bytes]:
+    """The ids of the entries holding ``match_id``'s result in its shard of the results stream."""
+    entries = await client.xrange(results_stream_of(match_id, store.shards))
+    return [i for i, fields in entries if read_result(StreamEntry(i, fields)).match_id == match_id]
 
 
 async def stored_version(client: redis.asyncio.Redis, match_id: str) -> int:
