@@ -7,6 +7,10 @@ Whatever the request, the answer is a clear status: never UNKNOWN or INTERNAL (t
 Requests are drawn from the request messages' descriptors, so an RPC added to a proto is swept
 without a change here. A few examples per RPC under `make test`; many more with
 MAUMAU_TEST_REQUIRE_ALL=1 or CI (or MAUMAU_HOSTILE_EXAMPLES=N).
+
+Below them, bytes that are no request at all, sent raw to every method each server lists through
+reflection: a valid request cut short, corrupt bytes, a string field that is not UTF-8. Each is
+INVALID_ARGUMENT naming the method and its message type.
 """
 
 from __future__ import annotations
@@ -22,7 +26,9 @@ from typing import Any
 import grpc
 import pytest
 from google.protobuf import descriptor as d
-from google.protobuf.message import Message
+from google.protobuf import descriptor_pool, message_factory
+from google.protobuf.message import DecodeError, Message
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -340,3 +346,134 @@ async def test_no_request_gets_unknown_or_internal(
     )
     async with grpc.aio.insecure_channel(_address(target, service)) as channel:
         await _call(channel, method, _build(request_class, values), token)
+
+
+# ---------------------------------------------------------------- bytes that do not decode
+
+SERVERS = ("engine", "bots", "matchmaking", "rating", "tournaments")
+UNKNOWN_FIELD = 2**29 - 1
+"""The highest field number a message may have: unused in every request, so a field of it is
+an unknown field, which a valid message may carry."""
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _length_delimited(number: int, payload: bytes) -> bytes:
+    """One field of wire type 2 (string, bytes, message): tag, length, payload."""
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _decodes(descriptor: d.Descriptor, data: bytes) -> bool:
+    try:
+        message_factory.GetMessageClass(descriptor).FromString(data)
+    except DecodeError:
+        return False
+    return True
+
+
+def _truncated(descriptor: d.Descriptor) -> bytes:
+    """A valid request (its string fields set; one unknown field if it has none) short of its
+    last byte, as a connection cut mid-message or a wrong length would leave it."""
+    message = message_factory.GetMessageClass(descriptor)()
+    for field in descriptor.fields:
+        if field.type == d.FieldDescriptor.TYPE_STRING and not field.is_repeated:
+            setattr(message, field.name, "hostile")
+    valid = message.SerializeToString() or _length_delimited(UNKNOWN_FIELD, b"hostile")
+    assert _decodes(descriptor, valid), descriptor.full_name
+    return valid[:-1]
+
+
+def _not_utf8(descriptor: d.Descriptor, depth: int = 0) -> bytes | None:
+    """A request whose first string field (in the message or one it holds) is the bytes
+    ff fe, which are not UTF-8; None for a request without a string anywhere."""
+    for field in descriptor.fields:
+        if field.type == d.FieldDescriptor.TYPE_STRING:
+            return _length_delimited(field.number, b"\xff\xfe")
+    for field in descriptor.fields:
+        if field.type == d.FieldDescriptor.TYPE_MESSAGE and depth < 3:
+            inner = _not_utf8(field.message_type, depth + 1)
+            if inner is not None:
+                return _length_delimited(field.number, inner)
+    return None
+
+
+BAD_BYTES: dict[str, Any] = {
+    "truncated": _truncated,
+    "corrupt": lambda descriptor: b"\xff\xff\xff",  # a tag whose varint never ends
+    "not-utf8": _not_utf8,
+}
+
+
+async def _served_methods(channel: grpc.aio.Channel) -> list[d.MethodDescriptor]:
+    """Every method of every service the server lists through reflection (its own, health,
+    reflection), so an RPC or a service added anywhere is swept without a change here."""
+    call = reflection_pb2_grpc.ServerReflectionStub(channel).ServerReflectionInfo()
+    await call.write(reflection_pb2.ServerReflectionRequest(list_services=""))
+    listed = await call.read()
+    await call.done_writing()
+    pool = descriptor_pool.Default()
+    return [
+        method
+        for service in listed.list_services_response.service
+        for method in pool.FindServiceByName(service.name).methods
+    ]
+
+
+async def _raw_call(
+    channel: grpc.aio.Channel, method: d.MethodDescriptor, data: bytes
+) -> grpc.aio.AioRpcError | None:
+    """Send ``data`` as the request, as it is (no serializer); the error it ended with."""
+    path = f"/{method.containing_service.full_name}/{method.name}"
+    raw: dict[str, Any] = {"request_serializer": None, "response_deserializer": None}
+    try:
+        if method.client_streaming:
+            stream = channel.stream_stream(path, **raw)(iter([data]), timeout=CALL_SECONDS)
+            async for _ in stream:
+                pass
+        elif method.server_streaming:
+            async for _ in channel.unary_stream(path, **raw)(data, timeout=CALL_SECONDS):
+                pass
+        else:
+            await channel.unary_unary(path, **raw)(data, timeout=CALL_SECONDS)
+    except grpc.aio.AioRpcError as error:
+        return error
+    return None
+
+
+@pytest.mark.parametrize("kind", BAD_BYTES)
+@pytest.mark.parametrize("server", SERVERS)
+async def test_bytes_that_do_not_decode_are_invalid_argument(
+    target: Target, server: str, kind: str
+) -> None:
+    """Bytes that are no request of the method's type (cut short, corrupt, a string that is not
+    UTF-8) are INVALID_ARGUMENT saying which method and which message, on every RPC of every
+    server, with or without a token: never UNKNOWN with a Python class in the details."""
+    async with grpc.aio.insecure_channel(_address(target, server)) as channel:
+        methods = await _served_methods(channel)
+        assert len({m.containing_service.full_name for m in methods}) >= 4, methods  # + health
+        wrong, swept = [], 0
+        for method in methods:
+            data = BAD_BYTES[kind](method.input_type)
+            if data is None:
+                continue  # no string field to hold bytes that are not UTF-8
+            assert not _decodes(method.input_type, data), (method.full_name, data)
+            swept += 1
+            error = await _raw_call(channel, method, data)
+            code = None if error is None else error.code()
+            details = "" if error is None else error.details() or ""
+            if (
+                code != grpc.StatusCode.INVALID_ARGUMENT
+                or method.name not in details
+                or method.input_type.name not in details
+                or "class" in details
+            ):
+                wrong.append(f"{method.full_name} answered {code}: {details!r}")
+        assert swept > 0
+        assert not wrong, "\n".join(wrong)

@@ -53,6 +53,19 @@ class Demo:
     def __init__(self) -> None:
         self.sleeping = asyncio.Event()
         self.go_on = asyncio.Event()
+        self.asked: list[str] = []
+
+    async def ask(
+        self, request: health_pb2.HealthCheckRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> bytes:
+        self.asked.append(request.service)
+        return b"asked"
+
+    async def ask_each(
+        self, request: health_pb2.HealthCheckRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[bytes]:
+        self.asked.append(request.service)
+        yield b"asked"
 
     async def sleep(self, request: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> bytes:
         self.sleeping.set()
@@ -78,6 +91,13 @@ class Demo:
             "Sleep": grpc.unary_unary_rpc_method_handler(self.sleep),
             "Refuse": grpc.unary_unary_rpc_method_handler(self.refuse),
             "Count": grpc.unary_stream_rpc_method_handler(self.count),
+            # Typed requests: a message of the proto's, decoded by the bootstrap.
+            "Ask": grpc.unary_unary_rpc_method_handler(
+                self.ask, request_deserializer=health_pb2.HealthCheckRequest.FromString
+            ),
+            "AskEach": grpc.unary_stream_rpc_method_handler(
+                self.ask_each, request_deserializer=health_pb2.HealthCheckRequest.FromString
+            ),
         }
         server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(DEMO, handlers),))
 
@@ -272,6 +292,48 @@ async def test_other_errors_map_to_their_status(
         await channel.unary_unary(f"/{DEMO}/Refuse")(request_bytes)
     assert refused.value.code() == status
     assert await metrics.settled("grpc_server_handled_total", 1, **labels) == 1
+
+
+async def ask(channel: grpc.aio.Channel, method: str, request: bytes) -> list[bytes]:
+    """Send ``request`` as it is to Demo's Ask (unary) or AskEach (a stream): the answers."""
+    path = f"/{DEMO}/{method}"
+    if method == "AskEach":
+        return [answer async for answer in channel.unary_stream(path)(request)]
+    return [await channel.unary_unary(path)(request)]
+
+
+@pytest.mark.parametrize("method", ["Ask", "AskEach"])
+@pytest.mark.parametrize(
+    "request_bytes",
+    [b"\x0a\x05dem", b"\xff\xff\xff", b"\x0a\x02\xff\xfe"],
+    ids=["cut-short", "corrupt", "not-utf8"],
+)
+async def test_bytes_that_are_no_request_are_invalid_argument_and_reach_no_servicer(
+    demo_server: Any, metrics: Growth, method: str, request_bytes: bytes
+) -> None:
+    """Bytes that do not decode as the method's message: INVALID_ARGUMENT naming the method and
+    the message, counted as handled with that code; the servicer never runs, so nothing it
+    would store changes."""
+    demo, _, channel = demo_server
+    labels = {"grpc_service": DEMO, "grpc_method": method}
+    metrics.watch("grpc_server_started_total", **labels)
+    metrics.watch("grpc_server_handled_total", **labels, grpc_code="INVALID_ARGUMENT")
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await ask(channel, method, request_bytes)
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert refused.value.details() == (
+        f"{DEMO}/{method}: the request bytes are not a valid grpc.health.v1.HealthCheckRequest"
+        " message (cut short, corrupt, or a string field that is not UTF-8): serialize it as"
+        " the method's .proto defines it"
+    )
+    assert demo.asked == []
+    assert metrics("grpc_server_started_total", **labels) == 1
+    invalid = {**labels, "grpc_code": "INVALID_ARGUMENT"}
+    assert await metrics.settled("grpc_server_handled_total", 1, **invalid) == 1
+
+    request = health_pb2.HealthCheckRequest(service="demo").SerializeToString()
+    assert await ask(channel, method, request) == [b"asked"]
+    assert demo.asked == ["demo"]
 
 
 async def test_a_huge_message_is_refused_by_grpc(demo_server: Any) -> None:

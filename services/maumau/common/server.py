@@ -13,7 +13,7 @@ import contextlib
 import inspect
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, cast
 from wsgiref.simple_server import WSGIServer
 
@@ -199,9 +199,11 @@ def start_metrics_server(port: int, host: str) -> WSGIServer:
 
 class _ObservedServer:
     """The server as a service's registration sees it: every method handler added comes
-    wrapped, so each call is counted and timed and the errors that `errors.status_for` knows
-    become statuses (servicers may simply raise them). Wrapped once, at registration, rather
-    than by a server interceptor, which costs grpc.aio a further step on every call."""
+    wrapped, so each call is counted and timed, the errors that `errors.status_for` knows
+    become statuses (servicers may simply raise them), and request bytes that are no message
+    of the method's type are INVALID_ARGUMENT before its servicer sees them. Wrapped once, at
+    registration, rather than by a server interceptor, which costs grpc.aio a further step on
+    every call."""
 
     def __init__(self, server: grpc.aio.Server) -> None:
         self._server = server
@@ -242,19 +244,85 @@ class _ObservedHandler(grpc.GenericRpcHandler):
 def _wrapped(
     service: str, method: str, handler: grpc.RpcMethodHandler[Any, Any]
 ) -> grpc.RpcMethodHandler[Any, Any]:
-    """``handler`` counted, timed and with its errors mapped, its metrics' label values bound."""
+    """``handler`` counted, timed and with its errors mapped, its metrics' label values bound,
+    its requests decoded by `_decoding`."""
     if handler.unary_unary is not None:
         factory, behavior = grpc.unary_unary_rpc_method_handler, handler.unary_unary
     elif handler.unary_stream is not None:
         factory, behavior = grpc.unary_stream_rpc_method_handler, handler.unary_stream
+    elif handler.stream_stream is not None:  # server reflection
+        factory, behavior = grpc.stream_stream_rpc_method_handler, _reading(handler.stream_stream)
     else:
         return handler  # the platform has no client-streaming calls
     wrap = _streaming if inspect.isasyncgenfunction(behavior) else _unary
     return factory(
         wrap(behavior, _Observed(service, method)),
-        request_deserializer=handler.request_deserializer,
+        request_deserializer=_decoding(service, method, handler.request_deserializer),
         response_serializer=handler.response_serializer,
     )
+
+
+class _Undecodable:
+    """What `_decoding` gives for request bytes that are no message of the method's type
+    (cut short, corrupt, a string field that is not UTF-8). The method's wrapper refuses it
+    with INVALID_ARGUMENT before the servicer is called, so such a call changes nothing."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def refusal(self) -> errors.ServiceError:
+        return errors.ServiceError(grpc.StatusCode.INVALID_ARGUMENT, self.message)
+
+
+def _decoding(
+    service: str, method: str, deserializer: Callable[[bytes], Any] | None
+) -> Callable[[bytes], Any] | None:
+    """The one request deserializer of every method: ``deserializer``'s message, or an
+    `_Undecodable` saying which method and which message type the bytes are not. (grpc.aio
+    itself would end such a call UNKNOWN, showing the decoder's Python exception.)"""
+    if deserializer is None:
+        return None  # the method takes the bytes as they are
+    descriptor = getattr(getattr(deserializer, "__self__", None), "DESCRIPTOR", None)
+    expected = "request" if descriptor is None else descriptor.full_name
+    undecodable = _Undecodable(
+        f"{service}/{method}: the request bytes are not a valid {expected} message (cut "
+        "short, corrupt, or a string field that is not UTF-8): serialize it as the method's "
+        ".proto defines it"
+    )
+
+    def decode(data: bytes) -> Any:
+        try:
+            return deserializer(data)
+        except Exception:  # the bytes alone decide, so whatever failed, they are not a request
+            return undecodable
+
+    return decode
+
+
+def _reading(behavior: Callable[..., Any]) -> Callable[..., Any]:
+    """A stream-stream ``behavior`` whose requests stop at the first `_Undecodable`, with its
+    refusal raised where the servicer reads it."""
+
+    async def decoded(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        async for request in requests:
+            if type(request) is _Undecodable:
+                raise request.refusal()
+            yield request
+
+    if inspect.isasyncgenfunction(behavior):
+
+        async def stream(requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            async for response in behavior(decoded(requests), context):
+                yield response
+
+        return stream
+
+    async def call(requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        return await behavior(decoded(requests), context)
+
+    return call
 
 
 class _Observed:
@@ -292,6 +360,8 @@ def _unary(behavior: Callable[..., Any], observed: _Observed) -> Callable[..., A
         started = time.perf_counter()
         try:
             try:
+                if type(request) is _Undecodable:
+                    raise request.refusal()
                 response = await behavior(request, context)
             except Exception as error:
                 await errors.abort_for(context, error)
@@ -310,6 +380,8 @@ def _streaming(behavior: Callable[..., Any], observed: _Observed) -> Callable[..
         started = time.perf_counter()
         try:
             try:
+                if type(request) is _Undecodable:
+                    raise request.refusal()
                 async for response in behavior(request, context):
                     yield response
             except Exception as error:
