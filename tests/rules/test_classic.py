@@ -361,16 +361,39 @@ def test_caught_without_maumau_takes_two_and_the_round_goes_on():
     assert match.turn == 2
 
 
-def test_out_without_maumau_wins_when_an_eight_brings_play_back_at_two_seats():
-    """Rule text 000: a seat out of cards that was not caught wins once play comes back to it;
-    at two seats its own 8 brings it straight back."""
-    match = setup("8H", "2C 3C", top="9H", draw="KS")
+def test_out_without_maumau_at_two_seats_the_skipped_seat_sits_out_its_turn_to_catch():
+    """Rule text 000: a missed call may be pointed out until the next person's turn ends; at two
+    seats an 8 as the last card skips that person, who still gets the turn it sits out, with
+    nothing to do but catch or accept. Uncaught, the seat out of cards then wins."""
+    match = setup("8H", "2C 3C", top="9H", draw="KS QS")
 
     events = act(match, 0, "8H")
 
-    over = named(events, "RoundOver")[0]
-    assert (over.winner, over.finish) == (0, "out")
+    assert not named(events, "RoundOver")
+    assert (match.turn, match.view(None).pending) == (1, "skip")
+    assert legal(match, 1) == {"accept", "catch:0"}
+    assert refused(match, 1, "8C") == "card_not_in_hand"
+    assert refused(match, 1, "draw") == "sit_out_pending"
+    events = act(match, 1, "accept")
     assert [event.seat for event in named(events, "Skipped")] == [1]
+    over = named(events, "RoundOver")[0]
+    assert (over.winner, over.finish, over.points) == (0, "out", (0, 5))
+
+
+def test_out_without_maumau_at_two_seats_caught_in_the_turn_it_sits_out():
+    """Rule text 000: the skipped seat catches the missed 'Mau Mau' in the turn it sits out; the
+    caught seat takes two and, the skip served, plays on."""
+    match = setup("8H", "2C 8C", top="9H", draw="KS QS")
+    act(match, 0, "8H")
+    assert refused(match, 1, "8C") == "sit_out_pending"  # an 8 passes no classic skip on
+
+    act(match, 1, "catch:0")
+    assert match.hands[0] == parse_cards("KS QS")
+    assert match.turn == 1
+    events = act(match, 1, "accept")
+
+    assert not named(events, "RoundOver")
+    assert (match.turn, match.round, match.view(None).pending) == (0, 1, "")
 
 
 def test_first_seat_out_wins_even_if_the_next_one_also_forgets():
@@ -517,6 +540,63 @@ def test_ace_power_skip_lets_the_ace_player_move_again():
 
     act(match, 0, "5H!mau")
     assert match.turn == 1
+
+
+ACE_SKIPS = Ruleset.create("classic", {"ace_power": "skip"})
+
+
+def test_ace_power_skip_as_the_last_card_without_the_call_never_makes_its_player_draw():
+    """Rule text 000, variant: an ace that skips everyone else, played as the last card without
+    'Mau Mau', would bring the turn straight back to a seat with no cards. The next seat gets the
+    turn it sits out to catch the call; uncaught, the seat out of cards wins there and then,
+    holding nothing (it never draws)."""
+    match = setup("AH", "4D 5D", "5C 6C", top="9H", draw="KS QS", ruleset=ACE_SKIPS)
+
+    events = act(match, 0, "AH")
+
+    assert not named(events, "RoundOver")
+    assert (match.turn, match.view(None).pending) == (1, "skip")
+    assert legal(match, 1) == {"accept", "catch:0"}
+    assert "catch:0" in legal(match, 2)
+    events = act(match, 1, "accept")
+    over = named(events, "RoundOver")[0]
+    assert (over.winner, over.finish, over.points) == (0, "out", (0, 9, 11))
+    assert not named(events[: events.index(over)], "Drew")
+
+
+def test_ace_power_skip_as_the_last_card_caught_gives_the_ace_player_the_turn_again():
+    """Rule text 000, variant: caught in the turn the next seat sits out, the ace's player takes
+    two; every other seat sits out the ace, so play comes back to it."""
+    match = setup("AH", "4D 5D", "5C 6C", top="9H", draw="KS QS", ruleset=ACE_SKIPS)
+    act(match, 0, "AH")
+
+    act(match, 2, "catch:0")
+    events = act(match, 1, "accept")
+
+    assert match.hands[0] == parse_cards("KS QS")
+    assert (match.turn, match.round) == (0, 1)
+    assert named(events, "TurnStarted")[0].seat == 0
+
+
+def test_ace_power_draw_passes_over_a_seat_out_of_cards():
+    """Rule text 000, variant: a seat that went out without its call holds no cards and draws
+    none for another seat's ace; uncaught, it wins when the next turn (the ace's) ends."""
+    match = setup(
+        "5H",
+        "AH 4D",
+        "5C 6C",
+        top="9H",
+        draw="KS QS",
+        ruleset=Ruleset.create("classic", {"ace_power": "draw"}),
+    )
+    act(match, 0, "5H")
+
+    events = act(match, 1, "AH!mau")
+
+    over = named(events, "RoundOver")[0]
+    played = events[: events.index(over)]
+    assert [event.seat for event in named(played, "Drew")] == [2]
+    assert (over.winner, over.points) == (0, (0, 4, 21))
 
 
 def test_seven_chain_limit_lets_one_extra_seat_add_a_seven():

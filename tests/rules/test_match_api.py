@@ -28,6 +28,7 @@ from maumau.rules.turns import below, seeded, shuffle
 from tests.rules.support import act, hand, legal, position, refused
 
 CLASSIC = Ruleset.create("classic")
+OSTFRIESLAND = Ruleset.create("ostfriesland")
 COLOUR = Ruleset.create("colour")
 
 
@@ -176,6 +177,19 @@ def test_bytes_restore_every_field_mid_round() -> None:
     assert restored == match
     assert restored.view(2) == match.view(2)
     assert legal(restored, 2) == legal(match, 2)
+
+
+def test_bytes_restore_a_letzte_karte_owed_after_a_penalty_card() -> None:
+    """The East-Frisian 'Letzte Karte' that a penalty card makes due is written with the match;
+    bytes written before it existed (ending after the outcome) read as nobody owing it."""
+    match = position("KH", "AS KC", "AC", top="10H", draw="7D 9D", ruleset=OSTFRIESLAND)
+    act(match, 0, "KH")
+    act(match, 1, "catch:0")
+    restored = Match.from_bytes(match.to_bytes())
+    assert restored == match and "call:last" in legal(restored, 0)
+
+    earlier = Match.from_bytes(match.to_bytes()[: -(1 + match.seats)])
+    assert earlier.penalty_last == [False] * 3 and "call:last" not in legal(earlier, 0)
 
 
 def test_bytes_restore_a_drawn_card_and_a_wish() -> None:

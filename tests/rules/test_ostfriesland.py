@@ -312,7 +312,7 @@ def test_a_jack_of_the_wished_suit_goes_as_a_plain_card_and_counts_as_ordinary()
 def test_last_card_is_called_by_a_turn_ending_with_one_card() -> None:
     """Rule text 002: a player ending the turn with one card calls 'Letzte Karte' ('last')."""
     match = setup("8H KS", "AS", "AC", top="10H")
-    assert refused(match, 0, "8H!mau") == "call_not_due"
+    assert refused(match, 0, "10H!mau") == "card_not_in_hand"
     assert {"8H!last", "8H"} <= legal(match, 0)
     events = act(match, 0, "8H!last")
     assert named(events, "Played")[0].call == "last"
@@ -337,7 +337,6 @@ def test_a_forgotten_last_card_call_costs_one_card_and_play_goes_on() -> None:
 def test_finishing_with_a_plain_card_is_a_mau() -> None:
     """Rule text 002: the round is ended with the call 'Mau'; a Mau scores 0 for its winner."""
     match = setup("KH", "AS QC", "JC", top="10H")
-    assert refused(match, 0, "KH!maumau") == "call_not_due"
     events = act(match, 0, "KH!mau")
     over = named(events, "RoundOver")[0]
     assert (over.winner, over.finish, over.points) == (0, "mau", (0, 10, 20))
@@ -348,7 +347,6 @@ def test_finishing_with_a_wishing_jack_is_a_maumau() -> None:
     """Rule text 002: a round ended with a wishing Jack is called 'Mau-Mau': everyone's points
     count double and the winner scores minus 40."""
     match = setup("JH", "AS QC", "JC", top="10H", totals=[5, 5, 5])
-    assert refused(match, 0, "JH:S!mau") == "call_not_due"
     events = act(match, 0, "JH:S!maumau")
     over = named(events, "RoundOver")[0]
     assert (over.winner, over.finish, over.points) == (0, "maumau", (-40, 20, 40))
@@ -359,25 +357,116 @@ def test_finishing_with_a_wishing_jack_is_a_maumau() -> None:
 def test_finishing_with_a_jack_as_joker_is_only_a_mau() -> None:
     """Rule text 002: a round ended by a Jack laid as joker (no wish) ends with 'Mau' only."""
     match = setup("JS", "AS", top="JD", wished="S")
-    assert refused(match, 0, "JS!maumau") == "call_not_due"
     events = act(match, 0, "JS!mau")
     over = named(events, "RoundOver")[0]
     assert (over.finish, over.points) == ("mau", (0, 5))
 
 
 def test_a_forgotten_mau_is_caught_and_the_round_goes_on() -> None:
-    """Rule text 002: who forgets 'Mau' gets a penalty card and the round goes on (the reading
-    chosen: that penalty card owes no new call)."""
+    """Rule text 002: who forgets 'Mau' gets a penalty card and the round goes on."""
     match = setup("KH", "AS KC", "AC", top="10H", draw="7D 9D")
     events = act(match, 0, "KH")
     assert not named(events, "RoundOver")
     act(match, 2, "catch:0")
     assert hand(match, 0) == "7D"
+    act(match, 0, "call:last")
     act(match, 1, "KC!last")
     assert (match.round, match.turn, match.outcome) == (1, 2, None)
     assert refused(match, 2, "catch:0") == "catch_not_allowed"
     events = act(match, 2, "AC!mau")
     assert named(events, "RoundOver")[0].winner == 2
+
+
+def test_a_wrong_finishing_call_stands_and_is_caught_as_a_forgotten_one() -> None:
+    """Rule text 002: a wishing Jack ends the round with 'Mau-Mau'; a player who says 'Mau'
+    instead has not made the call, which is a penalty the others may claim, not a move the player
+    may take back: the play stands, 'Mau-Mau' is owed and the catch costs one card."""
+    match = setup("JH", "AS QC", "JC", top="10H", draw="7D 9D")
+
+    events = act(match, 0, "JH:S!mau")
+
+    assert not named(events, "RoundOver")
+    assert (match.hands[0], match.wished, match.turn) == ([], "S", 1)
+    events = act(match, 2, "catch:0")
+    caught = named(events, "Caught")[0]
+    assert (caught.seat, caught.word) == (0, "maumau")
+    assert hand(match, 0) == "7D"
+
+
+def test_a_wrong_call_uncaught_wins_as_the_finish_that_was_due() -> None:
+    """Rule text 002: a Jack laid as joker finishes with 'Mau' only; said 'Mau-Mau' and not
+    caught, the seat wins with the Mau it owed when its window closes."""
+    match = setup("JS", "AS KS", top="JD", wished="S", draw="7D")
+    act(match, 0, "JS!maumau")
+
+    events = act(match, 1, "AS!last")
+
+    over = named(events, "RoundOver")[0]
+    assert (over.winner, over.finish, over.points) == (0, "mau", (0, 5))
+
+
+def test_a_call_where_none_is_due_is_refused() -> None:
+    """Rule text 002: a call goes with a play that leaves one card or none; with more left there
+    is nothing to say, and saying something is refused as a mistake of the client."""
+    match = setup("KH 10S QS", "AS", top="10H")
+    assert refused(match, 0, "KH!last") == "call_not_due"
+    assert refused(match, 0, "KH!mau") == "call_not_due"
+
+
+def test_a_penalty_card_after_going_out_owes_letzte_karte_at_once() -> None:
+    """Rule text 002 (its pro tip): who thought they had won and got a penalty card must not
+    forget 'Letzte Karte'. The seat owes it from the penalty card on, may say it at once on its
+    own, and is catchable until the end of the next turn."""
+    match = setup("KH", "AS KC", "AC QC", top="10H", draw="7D 9D 8D")
+    act(match, 0, "KH")
+    act(match, 1, "catch:0")
+    assert hand(match, 0) == "7D"
+    assert "call:last" in legal(match, 0)
+    assert "catch:0" in legal(match, 2)
+
+    events = act(match, 0, "call:last")
+
+    assert named(events, "Called")[0].word == "last"
+    assert "call:last" not in legal(match, 0)
+    assert refused(match, 2, "catch:0") == "catch_not_allowed"
+    assert refused(match, 0, "call:last") == "call_not_due"
+
+
+def test_letzte_karte_owed_after_a_penalty_card_is_caught_until_the_next_turn_ends() -> None:
+    """Rule text 002: the 'Letzte Karte' owed after a penalty card, not said, costs another card
+    when caught before the end of the turn after the penalty; after that it is too late."""
+    match = setup("KH", "AS KC", "AC QC", top="10H", draw="7D 9D 8D")
+    act(match, 0, "KH")
+    act(match, 1, "catch:0")  # in seat 1's turn: catchable through seat 2's
+    act(match, 1, "KC!last")
+    assert "catch:0" in legal(match, 2)
+
+    events = act(match, 2, "catch:0")
+
+    assert (named(events, "Caught")[0].word, hand(match, 0)) == ("last", "7D 9D")
+    assert "call:last" not in legal(match, 0)
+
+    late = setup("KH", "AS KC", "AC QC", top="10H", draw="7D 9D 8D")
+    act(late, 0, "KH")
+    act(late, 1, "catch:0")
+    act(late, 1, "KC!last")
+    act(late, 2, "QC!last")
+    assert refused(late, 1, "catch:0") == "catch_not_allowed"
+    assert refused(late, 0, "call:last") == "call_not_due"
+
+
+def test_a_nine_as_the_last_card_and_the_draw_it_forces_owe_letzte_karte() -> None:
+    """Rule text 002: a 9 played as the last card obliges a draw; the seat ends its turn with one
+    card, got without a play, so 'Letzte Karte' is owed on its own and catchable."""
+    match = setup("9H", "AS KS", "AC", top="10H", draw="KD")
+    act(match, 0, "9H")
+    act(match, 0, "draw")
+    assert (hand(match, 0), match.turn) == ("KD", 1)
+    assert "call:last" in legal(match, 0)
+
+    events = act(match, 2, "catch:0")
+
+    assert (named(events, "Caught")[0].word, len(match.hands[0])) == ("last", 2)
 
 
 # ------------------------------------------------------------------ scoring and the match

@@ -121,9 +121,16 @@ def check_turn_order(before: Before, seat: int, action: Action, after: View, eve
     direction, in_round = after.direction, table.in_round
     following = next_seat(seat, direction, in_round)
     skipped = [event.seat for event in events if isinstance(event, Skipped)]
+    sits_out = after.pending == "skip" and not powers.skip_passes_on
     match action:
         case Play(card=card):
-            if card.rank == powers.skip and not powers.skip_passes_on:
+            if sits_out:
+                # Out of cards owing its call, with a card that skips every other seat: the next
+                # person's turn, which closes the call's window, is one it sits out but may catch.
+                assert after.hand_sizes[seat] == 0 and skipped == []
+                assert card.rank == powers.skip or (card.rank == "A" and powers.ace_again)
+                expected = following
+            elif card.rank == powers.skip and not powers.skip_passes_on:
                 assert skipped == [following], "the seat after the skip's player sits out"
                 expected = next_seat(following, direction, in_round)
             elif card.rank == powers.again or (card.rank == "A" and powers.ace_again):
@@ -133,7 +140,9 @@ def check_turn_order(before: Before, seat: int, action: Action, after: View, eve
                 expected = following
         case Accept():
             assert skipped == ([seat] if table.pending == "skip" else [])
-            expected = following
+            ace_sat_out = table.pending == "skip" and powers.ace_again and table.top.rank == "A"
+            # Every other seat sits out the ace: play goes back to its player.
+            expected = next_seat(seat, -direction, in_round) if ace_sat_out else following
         case Draw():
             if after.phase == "drawn":
                 assert after.turn == seat

@@ -3,7 +3,9 @@
 Two kinds exist. Calls carried by a play ('Mau', 'Mau Mau', 'Letzte Karte') are owed by the play
 itself; a missed one stays catchable until the end of the next turn played (its window, kept in
 ``missed``). The colour game's 'last' button is pressed on its own and is catchable for as long as
-the seat holds one card without having pressed it (``declared``).
+the seat holds one card without having pressed it (``declared``). Between the two, an East-Frisian
+seat that a penalty card leaves with one card owes 'Letzte Karte' with no play to carry it: it may
+say it on its own, and it is catchable in a window as a missed call is (``penalty_last``).
 """
 
 from __future__ import annotations
@@ -41,7 +43,11 @@ def may_press_last(m: MatchState, seat: int) -> bool:
 
 
 def call(m: MatchState, seat: int, word: str, events: list[Event]) -> None:
+    """``seat`` makes the call ``word`` on its own: the call it owed is made."""
     m.declared[seat] = True
+    if m.penalty_last[seat]:
+        m.penalty_last[seat] = False
+        m.missed.pop(seat, None)
     events.append(Called(seat, word))
 
 
@@ -49,7 +55,9 @@ def catch(m: MatchState, seat: int, target: int, events: list[Event]) -> None:
     """``seat`` catches ``target``: the penalty cards, and a seat that went out without its call
     loses that finish (the next uncaught seat out of cards takes its place)."""
     word = m.missed.pop(target, ("last", 0))[0]
+    m.penalty_last[target] = False
     events.append(Caught(seat, target, word))
     turns.give(m, target, m.ruleset.call_penalty, "caught", events)
     if m.out_seat == target:
         m.out_seat = next((s for s in m.missed if not m.hands[s]), None)
+    m.variant.after_penalty(m, target)

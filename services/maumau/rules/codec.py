@@ -39,7 +39,7 @@ WRITTEN: Final = (
     "in_round", "deciding", "hands", "draw_pile", "discard", "turn", "turn_no", "direction",
     "wished", "wish_jack", "pending", "pending_count", "pending_optional", "chain", "bluff",
     "bluffer", "drawn", "phase", "chooser", "missed", "declared", "out_seat", "reshuffles",
-    "outcome",
+    "outcome", "penalty_last",
 )  # fmt: skip
 """The fields :func:`encode` writes, in order: the declared ones with a codec (checked below)."""
 if tuple(f.name for f in STATE_FIELDS if f.metadata["codec"]) != WRITTEN:
@@ -140,6 +140,7 @@ def encode(m: MatchState) -> bytes:
         _uint(out, len(m.outcome.winners))
         for seat in m.outcome.winners:
             _uint(out, seat)
+    _flags(out, m.penalty_last)
     return bytes(out)
 
 
@@ -232,6 +233,8 @@ def _decode_binary(state: MatchState, r: _Reader) -> None:
     else:
         winners = tuple(r.uint() for _ in range(r.uint()))
         state.outcome = Outcome(winners, _REASONS[reason - 1])
+    # Written since East-Frisian penalty cards owe 'Letzte Karte': absent from earlier bytes.
+    state.penalty_last = r.flags() if r.at < len(r.data) else [False] * state.seats
 
 
 def _unzig(code: int) -> int:
@@ -282,6 +285,7 @@ _V1_FIELDS: Final = tuple(
 
 def _decode_v1(cls: type[S], data: bytes) -> S:
     values = json.loads(zlib.decompress(data))
+    values.setdefault("penalty_last", [False] * values["n"])  # younger than version 1
     decoded: dict[str, Any] = {}
     for name, key, from_json in _V1_FIELDS:
         decoded[name] = values[key] if from_json is None else from_json(values[key])

@@ -27,6 +27,7 @@ MESSAGES: Final[dict[str, dict[str, str]]] = {
         "card_does_not_match": "{card} does not fit on {top}: play {suit_name} or a {rank}",
         "draw_pending": "a {rank} is pending: play a {rank} or take {count} cards",
         "skip_pending": "an {rank} is pending: play an {rank} or sit out",
+        "sit_out_pending": "you sit out this turn: accept it (a missed call may still be caught)",
         "wish_needed": "{card} names a suit: add one of {allowed}, like {card}:{example}",
         "wish_not_allowed": "{card} names no suit here",
         "jack_on_jack": "a Jack may not be played on a Jack",
@@ -60,6 +61,8 @@ MESSAGES: Final[dict[str, dict[str, str]]] = {
         "card_does_not_match": "{card} passt nicht auf {top}: spiele {suit_name} oder eine {rank}",
         "draw_pending": "eine {rank} liegt an: lege eine {rank} oder nimm {count} Karten",
         "skip_pending": "eine {rank} liegt an: lege eine {rank} oder setze aus",
+        "sit_out_pending": "du setzt diesen Zug aus: nimm es an (eine vergessene Ansage kannst "
+        "du noch melden)",
         "wish_needed": "{card} wünscht eine Farbe: hänge eine von {allowed} an, etwa "
         "{card}:{example}",
         "wish_not_allowed": "{card} wünscht hier keine Farbe",

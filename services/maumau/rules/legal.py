@@ -45,13 +45,14 @@ if TYPE_CHECKING:
     from .state import MatchState
 
 
-def pending_code(pending: Pending) -> str:
+def pending_code(m: MatchState, pending: Pending) -> str:
     """The error code of a pending effect that forbids other moves (tested by identity: an
-    enumeration member hashes in interpreted code, too slow for a dictionary on this path)."""
+    enumeration member hashes in interpreted code, too slow for a dictionary on this path).
+    A skip that no card passes on is a turn to sit out (see ``turns.sit_out_turn``)."""
     if pending is DRAW_PENDING:
         return "draw_pending"
     if pending is SKIP_PENDING:
-        return "skip_pending"
+        return "skip_pending" if m.ruleset.skip_stackable else "sit_out_pending"
     return "draw4_bluff_pending"
 
 
@@ -63,10 +64,14 @@ def refusal(m: MatchState, card: Card, wishing: bool) -> str | None:
             limit = m.ruleset.chain_limit
             if m.variant.marks[card.code] & DRAWS and (limit is None or m.chain <= limit):
                 return None
-        elif pending is SKIP_PENDING and m.variant.marks[card.code] & SKIPS:
+        elif (
+            pending is SKIP_PENDING
+            and m.variant.marks[card.code] & SKIPS
+            and m.ruleset.skip_stackable  # else a turn to sit out: no 8 passes it on
+        ):
             return None
         if not m.pending_optional:
-            return pending_code(pending)
+            return pending_code(m, pending)
     return m.variant.fits(m, card, wishing)
 
 
@@ -150,7 +155,8 @@ def _check_play(m: MatchState, seat: int, play: Play) -> None:
     code = refusal(m, card, wishing)
     if code is not None:
         raise explain(m, code, card)
-    if play.call is not None and play.call != m.variant.due_call(m, seat, card, wishing):
+    variant = m.variant
+    if variant.call_refused(variant.due_call(m, seat, card, wishing), play.call):
         raise IllegalAction("call_not_due", call=play.call)
 
 
@@ -174,7 +180,7 @@ def _check_draw(m: MatchState, seat: int) -> None:
     if m.phase is DRAWN:
         raise IllegalAction("only_drawn_card", card=str(m.drawn))
     if m.pending and not m.pending_optional:
-        raise explain(m, pending_code(m.pending), m.discard[-1])
+        raise explain(m, pending_code(m, m.pending), m.discard[-1])
     if not m.variant.may_always_draw and can_play(m, seat):
         raise IllegalAction("draw_not_allowed")
 

@@ -100,6 +100,7 @@ class Match(MatchState):
         direction: int = 1,
         declared: Iterable[int] = (),
         owing: Mapping[int, str] | None = None,
+        penalty_last: Iterable[int] = (),
         in_round: Sequence[bool] | None = None,
         totals: Sequence[int] | None = None,
         round_wins: Sequence[int] | None = None,
@@ -123,9 +124,11 @@ class Match(MatchState):
         previous seat played it. ``drawn``: the seat to move has just drawn this card (the last
         of its hand) and may play it or pass. ``declared``: seats that pressed 'last'. ``owing``:
         seats that missed a call (seat -> the call), catchable until the end of the next turn; one
-        of them out of cards wins when its window closes uncaught. ``in_round``: the seats dealt
-        in (only the tied ones in a deciding round). ``totals``, ``round_wins``, ``specials`` and
-        ``maumaus``: the running counts per seat. ``outcome``: the match is over.
+        of them out of cards wins when its window closes uncaught. ``penalty_last``: those of them
+        owing 'Letzte Karte' after a penalty card (East-Frisian), which they may say on their own.
+        ``in_round``: the seats dealt in (only the tied ones in a deciding round). ``totals``,
+        ``round_wins``, ``specials`` and ``maumaus``: the running counts per seat. ``outcome``: the
+        match is over.
         """
         seats = len(hands)
         match = cls._blank(ruleset, seats, seed)
@@ -170,7 +173,7 @@ class Match(MatchState):
             match.variant.turn_up(match)
         if drawn is not None:
             _set_drawn(match, drawn)
-        _set_calls(match, declared, owing or {})
+        _set_calls(match, declared, owing or {}, penalty_last)
         if outcome is not None:
             match.outcome, match.phase = outcome, OVER
         return match
@@ -346,16 +349,7 @@ def _set_wish_and_pending(
     match.chain = count // 2 if kind is DRAW_PENDING else 0
     if kind is DRAW4_PENDING:
         match.bluff = bluff
-        match.bluffer = _seat_before(match, match.turn)
-
-
-def _seat_before(match: Match, seat: int) -> int:
-    """The seat dealt in that played just before ``seat``."""
-    other = seat
-    while True:
-        other = (other - match.direction) % match.seats
-        if match.in_round[other]:
-            return other
+        match.bluffer = turns.seat_before(match, match.turn)
 
 
 def _set_drawn(match: Match, card: Card) -> None:
@@ -369,7 +363,9 @@ def _set_drawn(match: Match, card: Card) -> None:
     match.drawn, match.phase = card, DRAWN
 
 
-def _set_calls(match: Match, declared: Iterable[int], owing: Mapping[int, str]) -> None:
+def _set_calls(
+    match: Match, declared: Iterable[int], owing: Mapping[int, str], penalty_last: Iterable[int]
+) -> None:
     seats = range(match.seats)
     for seat in declared:
         if seat not in seats:
@@ -382,3 +378,7 @@ def _set_calls(match: Match, declared: Iterable[int], owing: Mapping[int, str]) 
             raise BadSetup(f"owing is seat -> one of {', '.join(CALLS)}, not {seat} -> {word}")
         match.missed[seat] = (word, match.turn_no + 1)
     match.out_seat = next((s for s in match.missed if not match.hands[s]), None)
+    for seat in penalty_last:
+        if owing.get(seat) != "last" or len(match.hands[seat]) != 1:
+            raise BadSetup(f"penalty_last seat {seat} owes 'last' (in owing) and holds one card")
+        match.penalty_last[seat] = True

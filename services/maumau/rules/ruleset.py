@@ -235,8 +235,13 @@ CLASSIC: Final = Ruleset(
 a starter 7 or 8 has no effect (only the Jack starter is named); a seat may draw only when no card
 fits, and a fitting drawn card may be played at once or kept (pass); a missed call may be caught
 until the end of the next turn played, and a seat that went out without 'Mau Mau' wins when that
-window closes uncaught (or loses the win if another seat goes out properly first); the ace power
-'skip' lets the ace's player move again; ``target=0`` is the casual game of one unscored round.
+window closes uncaught (or loses the win if another seat goes out properly first), and wins at
+once when play would come back to it, never drawing with no cards; where a last card's effect
+skips every other seat (an 8 at two seats, the ace power 'skip'), the next seat still gets the
+turn it sits out, to catch the call or accept the skip (pending 'skip'; an 8 does not pass it on);
+a call other than the due one is refused; the ace power 'skip' lets the ace's player move again,
+and with the ace power 'draw' a seat out of cards draws nothing; ``target=0`` is the casual game
+of one unscored round.
 In a deciding round after a tie only the tied seats are dealt in; its winner wins the match."""
 
 ONLINE: Final = Ruleset(
@@ -276,10 +281,14 @@ OSTFRIESLAND: Final = Ruleset(
 cannot play (the text's 'should he not be able to play'), and drawing ends the turn; a Jack may be
 played without a wish only where it fits like a plain card; the 'Letzte Karte' call is owed by a
 play that ends the turn with one card (a 9 does not end it), 'Mau' by a finishing plain card and
-'Mau-Mau' by a finishing wishing Jack; a penalty card received when caught creates no new call; a
-starter 7 or 8 lets the starting seat stack on it or play on as if it were plain. A match is one
-table of ``rounds`` rounds (default 5, as tables change every 5 rounds); the lowest total wins,
-then the most Mau-Mau finishes, then a deciding round among the tied."""
+'Mau-Mau' by a finishing wishing Jack; a wrong word where a call is due counts as no call (the play
+stands and the due call is owed, catchable for one card), a word where none is due is refused; a
+penalty card that leaves a seat with one card (a catch after going out, or the draw a 9 forces as
+the last card) makes 'Letzte Karte' due at once, said as an action of its own ('call last') and
+catchable until the end of the next turn; a starter 7 or 8 lets the starting seat stack on it or
+play on as if it were plain. A match is one table of ``rounds`` rounds (default 5, as tables change
+every 5 rounds); the lowest total wins, then the most Mau-Mau finishes, then a deciding round among
+the tied."""
 
 COLOUR: Final = Ruleset(
     preset="colour",

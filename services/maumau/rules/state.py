@@ -83,6 +83,9 @@ class MatchState:
     """The first seat that went out without its finishing call: it wins if not caught in time."""
     reshuffles: int = field(metadata=_state())
     outcome: Outcome | None = field(metadata=_state(codec="outcome"))
+    penalty_last: list[bool] = field(metadata=_state())
+    """Seats a penalty card left with one card (East-Frisian): they owe 'Letzte Karte' and may say
+    it as an action of their own (a play carries every other call)."""
 
     def __init__(self, ruleset: Ruleset, seats: int, seed: str) -> None:
         """A match with only its ruleset, seats and seed set: :meth:`clear` readies it for a
@@ -117,6 +120,7 @@ class MatchState:
         self.declared = [False] * self.seats
         self.out_seat = None
         self.reshuffles = 0
+        self.penalty_last = [False] * self.seats
 
     def copy_state(self, other: MatchState) -> None:
         """Make ``other`` (of the same ruleset, seats and seed) an independent copy of this state.
@@ -142,6 +146,7 @@ class MatchState:
         other.phase, other.chooser, other.missed = self.phase, self.chooser, dict(self.missed)
         other.declared, other.out_seat = self.declared[:], self.out_seat
         other.reshuffles, other.outcome = self.reshuffles, self.outcome
+        other.penalty_last = self.penalty_last[:]
 
 
 STATE_FIELDS: Final = fields(MatchState)

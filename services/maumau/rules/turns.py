@@ -90,6 +90,7 @@ def play(m: MatchState, seat: int, action: Play, events: list[Event]) -> None:
         m.specials[seat] += 1
     if due is not None and action.call != due:
         m.missed[seat] = (due, m.turn_no + 1)  # catchable until the next turn ends
+        m.penalty_last[seat] = False
     if not stacks:
         clear_pending(m)
     if not hand and (rules.again_may_finish or not marks & AGAIN):
@@ -115,6 +116,7 @@ def draw_turn(m: MatchState, seat: int, events: list[Event]) -> None:
     if m.pending_optional:  # the starter's effect was not taken up: it lapses
         clear_pending(m)
     drawn = give(m, seat, 1, "draw", events)
+    m.variant.after_penalty(m, seat)
     if drawn and m.variant.plays_drawn and legal.playable(m, drawn[0]):
         m.drawn, m.phase = drawn[0], DRAWN
         return
@@ -124,8 +126,10 @@ def draw_turn(m: MatchState, seat: int, events: list[Event]) -> None:
 def accept(m: MatchState, seat: int, events: list[Event]) -> None:
     if m.pending is SKIP_PENDING:
         events.append(Skipped(seat))
-    else:
-        give(m, seat, m.pending_count, "penalty", events)
+        m.pending, m.pending_count, m.chain = NO_PENDING, 0, 0
+        m.variant.after_sitting_out(m, seat, events)
+        return
+    give(m, seat, m.pending_count, "penalty", events)
     m.pending, m.pending_count, m.chain = NO_PENDING, 0, 0
     next_turn(m, events)
 
@@ -224,18 +228,63 @@ def next_turn(m: MatchState, events: list[Event], skip: bool = False) -> None:
     """End the turn and start the next seat's (passing over one seat for a skip).
 
     A skipped seat plays no turn, so call windows stay open through the turn after it; a seat that
-    went out uncaught wins when its window closes or play comes back to it."""
+    went out uncaught wins when its window closes or play comes back to it. Where the skip would
+    hand play straight back to a seat out of cards that owes its call (two seats), the skipped
+    seat is the last one that may catch it: it gets its turn to sit out (:func:`sit_out_turn`)."""
     if close_windows(m, events):
         return
     move_on(m)
     if skip:
+        out_seat = m.out_seat
+        if out_seat is not None and seats_from(m, m.turn)[0] == out_seat:
+            _start_sit_out(m, events)
+            return
         events.append(Skipped(m.turn))
         move_on(m)
+    _start(m, m.turn, events)
+
+
+def sit_out_turn(m: MatchState, events: list[Event]) -> None:
+    """End the turn of a seat that went out owing its call with a card whose effect skips every
+    other seat: the next seat gets the turn it sits out, in which it may still catch the missed
+    call (the window lasts to the end of the next person's turn), and otherwise only accepts."""
+    if close_windows(m, events):
+        return
+    move_on(m)
+    _start_sit_out(m, events)
+
+
+def _start_sit_out(m: MatchState, events: list[Event]) -> None:
+    m.pending, m.pending_count, m.pending_optional, m.chain = SKIP_PENDING, 0, False, 0
+    events.append(_TURNS_STARTED[m.turn])
+
+
+def back_to(m: MatchState, seat: int, events: list[Event]) -> None:
+    """End the turn and give the next one to ``seat``, every seat between sitting out (the
+    classic ace that skips everyone else); a seat out of cards that owes its call wins there."""
+    if close_windows(m, events):
+        return
+    m.turn = seat
+    _start(m, seat, events)
+
+
+def _start(m: MatchState, seat: int, events: list[Event]) -> None:
+    """Start the turn of ``seat``, or end the round if it went out uncaught: play came back to it,
+    so it never draws or plays with no cards."""
     out_seat = m.out_seat
-    if out_seat is not None and out_seat == m.turn:
+    if out_seat is not None and out_seat == seat:
         end_round(m, out_seat, finish_of(m, out_seat), events)
         return
-    events.append(_TURNS_STARTED[m.turn])
+    events.append(_TURNS_STARTED[seat])
+
+
+def seat_before(m: MatchState, seat: int) -> int:
+    """The seat dealt in that plays just before ``seat``."""
+    other = seat
+    while True:
+        other = (other - m.direction) % m.seats
+        if m.in_round[other]:
+            return other
 
 
 def move_on(m: MatchState) -> None:
@@ -303,6 +352,7 @@ def close_windows(m: MatchState, events: list[Event]) -> bool:
     for seat, (word, closes) in list(m.missed.items()):
         if m.turn_no > closes:
             del m.missed[seat]
+            m.penalty_last[seat] = False
             if seat == m.out_seat:
                 end_round(m, seat, m.variant.finish(word), events)
                 return True

@@ -27,6 +27,7 @@ from .kinds import (
     DRAW_PENDING,
     DRAWS,
     DRAWS_FOUR,
+    OVER,
     REVERSES,
     SKIP_PENDING,
     SKIPS,
@@ -118,6 +119,18 @@ class Variant:
     def may_call(self, m: MatchState, seat: int, word: str) -> bool:
         """Whether ``seat`` may make the call ``word`` on its own, outside a play."""
         return False
+
+    def call_refused(self, due: str | None, call: str | None) -> bool:
+        """Whether a play carrying ``call`` is refused where ``due`` is the call it owes: here any
+        other word than the due one (a play without a call always stands, owing the call)."""
+        return call is not None and call != due
+
+    def after_penalty(self, m: MatchState, seat: int) -> None:
+        """What ``seat`` owes after a card given outside a play of its own (a catch, a draw)."""
+
+    def after_sitting_out(self, m: MatchState, seat: int, events: list[Event]) -> None:
+        """Pass the turn on after ``seat`` has sat out a skip."""
+        turns.next_turn(m, events)
 
     # ------------------------------------------------------------------ the starting card
 
@@ -217,13 +230,24 @@ class Classic(Variant):
         if card.rank == "A":
             power = self.rules.ace_power
             if power is AcePower.SKIP:
+                if m.out_seat == seat:  # out owing its call: the next seat sits out, may catch
+                    turns.sit_out_turn(m, events)
                 return
             if power is AcePower.DRAW:
                 for other in turns.seats_from(m, seat):
-                    turns.give(m, other, 1, "ace", events)
+                    if m.hands[other]:  # a seat out of cards, owing its call, draws nothing
+                        turns.give(m, other, 1, "ace", events)
                 turns.next_turn(m, events)
                 return
         super().card_effect(m, seat, card, events)
+
+    def after_sitting_out(self, m: MatchState, seat: int, events: list[Event]) -> None:
+        """After the ace that skips everyone else, play goes back to the ace's player (the seat
+        that sat out had that turn only to catch a missed call); after an 8, to the next seat."""
+        if m.discard[-1].rank == "A" and self.rules.ace_power is AcePower.SKIP:
+            turns.back_to(m, turns.seat_before(m, seat), events)
+            return
+        turns.next_turn(m, events)
 
 
 class Online(Variant):
@@ -285,6 +309,27 @@ class Ostfriesland(Variant):
 
     def finish(self, due: str | None) -> Finish:
         return Finish(due) if due else Finish.OUT
+
+    def call_refused(self, due: str | None, call: str | None) -> bool:
+        """A wrong word where a call is due counts as no call (the play stands, the due call is
+        owed and catchable): the text punishes a wrong call, it does not forbid the move."""
+        return call is not None and due is None
+
+    def after_penalty(self, m: MatchState, seat: int) -> None:
+        """A penalty card that leaves ``seat`` with one card (a catch after going out, or the draw
+        a 9 forces when it was the last card) makes 'Letzte Karte' due at once: the seat may say
+        it on its own and is catchable until the end of the next turn."""
+        if len(m.hands[seat]) == 1 and m.phase is not OVER:
+            m.missed[seat] = ("last", m.turn_no + 1)
+            m.penalty_last[seat] = True
+
+    def call_actions(self, m: MatchState, seat: int, actions: list[Action]) -> None:
+        super().call_actions(m, seat, actions)
+        if m.penalty_last[seat] and self.may_call(m, seat, "last"):
+            actions.append(CALL_LAST)
+
+    def may_call(self, m: MatchState, seat: int, word: str) -> bool:
+        return word == "last" and m.penalty_last[seat] and len(m.hands[seat]) == 1
 
     def turn_up(self, m: MatchState) -> None:
         rules = self.rules
