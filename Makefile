@@ -8,10 +8,10 @@ PROTOS := $(wildcard protos/maumau/v1/*.proto)
 GEN    := $(patsubst protos/%.proto,services/%_pb2.py,$(PROTOS))
 # The packages compiled with mypyc (build_support.py: the rules core, the rating service's
 # computation); the install compiles them, and this compiles one again after an edit of it.
-# Without a C compiler the pure modules run (README: Speed).
+# Without a C compiler the pure modules run (docs/contributing.md, "The compiled core").
 NATIVE := $(foreach package,rules rating,services/maumau/$(package)/_native/SOURCES)
 
-.PHONY: run play test bench load lint proto native clean wheel image mutate
+.PHONY: run play test bench load lint docs proto native clean wheel image mutate
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -76,6 +76,18 @@ lint: $(STAMP) proto
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy -p maumau -p maumau_sdk -p maumau_cli
 
+# The documentation site (mkdocs.yml, docs/) into site/; --strict fails on any warning, a broken
+# link or anchor among them. Only the packages of pyproject's docs extra are installed (read from
+# it), not the project again: building the pages needs nothing of it.
+DOCS_STAMP := $(VENV)/.docs-installed
+$(DOCS_STAMP): pyproject.toml $(STAMP)
+	$(PY) -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["docs"]))' > $(VENV)/docs-requirements.txt
+	$(PY) -m pip install --quiet -r $(VENV)/docs-requirements.txt
+	touch $@
+
+docs: $(DOCS_STAMP)
+	$(VENV)/bin/mkdocs build --strict --site-dir site
+
 # The platform, SDK and rules-core wheels in dist/, each with its generated code built in.
 wheel: $(STAMP)
 	rm -rf dist build/lib build/bdist.* clients/python/build distributions/rules/build
@@ -87,4 +99,4 @@ image:
 	deploy/docker/build.sh
 
 clean:
-	rm -rf $(VENV) dist build services/maumau/v1 services/maumau/*/_native .pytest_cache .mypy_cache .hypothesis .mutate
+	rm -rf $(VENV) dist build site services/maumau/v1 services/maumau/*/_native .pytest_cache .mypy_cache .hypothesis .mutate

@@ -18,7 +18,7 @@ async def platform(address: str) -> AsyncIterator[Platform]:
 @pytest.fixture(scope="session")
 def whole_platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningPlatform]:
     """``make run``'s platform (every service, its own Redis), shared by the tests that need
-    more than the engine: the README's commands, matchmaking and rating from the clients."""
+    more than the engine: the docs' commands, matchmaking and rating from the clients."""
     running = start_platform(tmp_path_factory.mktemp("platform"), **FAST)
     yield running
     running.stop()

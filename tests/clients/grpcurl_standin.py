@@ -1,5 +1,5 @@
 """A stand-in for grpcurl where it is not installed (it is a Go program, not in Debian): the
-subset the README uses, driven by server reflection exactly as grpcurl is.
+subset the docs use (docs/clients.md), driven by server reflection exactly as grpcurl is.
 
     python grpcurl_standin.py [-plaintext] [-emit-defaults] [-max-time S] [-H "k: v"]...
                               [-d JSON] ADDRESS (list | SERVICE/METHOD)

@@ -1,5 +1,5 @@
 """The whole platform as a user starts it (``python -m maumau.run``), every service on a free port,
-with its own embedded Redis in a temporary folder: what the README's commands, the terminal
+with its own embedded Redis in a temporary folder: what the docs' commands, the terminal
 client's subcommands and the SDK's matchmaking and rating calls are tested against."""
 
 from __future__ import annotations

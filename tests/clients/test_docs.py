@@ -1,6 +1,8 @@
-"""Every command and code sample of README.md and clients/python/README.md runs as written,
-against a platform this test starts (``python -m maumau.run``, every service on a free port), so
-none can go stale.
+"""Every command and code sample of README.md, the pages in docs/ and clients/python/README.md
+runs as written, against a platform this test starts (``python -m maumau.run``, every service on
+a free port), so none can go stale; and the docs hold together: README.md stays a front door of
+at most 200 lines, every relative link points at a file that exists (and at a heading of it that
+exists), and every page of docs/ is in mkdocs.yml's nav.
 
 - ```bash blocks run as bash scripts (``set -eo pipefail``) from the project folder, with the
   default addresses (127.0.0.1:50051-50054, the example bot's port 7000) replaced by this
@@ -8,7 +10,8 @@ none can go stale.
 - ```python blocks run with ``.venv/bin/python``: a whole program as it is, a fragment (one with
   a top-level ``await``) inside a harness that opens a match for it (``platform``, ``player``,
   ``seat``).
-- ```text blocks are reference listings, not code.
+- ```text blocks are reference listings and commands for other machines (a Kubernetes cluster,
+  a container registry), not run here.
 
 grpcurl is a Go program that Debian does not package: when it is not installed, the scripts find
 ``tests/clients/grpcurl_standin.py`` under that name, which does the same through server
@@ -30,12 +33,14 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from maumau.common.redis_server import free_port
 from tests.clients.platform import ROOT, RunningPlatform
 from tests.support.programs import require
 
-DOCS = [ROOT / "README.md", ROOT / "clients" / "python" / "README.md"]
+PAGES = sorted((ROOT / "docs").glob("*.md"))
+DOCS = [ROOT / "README.md", *PAGES, ROOT / "clients" / "python" / "README.md"]
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.DOTALL | re.MULTILINE)
 NOT_RUN = {
     "make run": "it serves until stopped; this test starts the same platform (python -m "
@@ -72,6 +77,58 @@ def blocks() -> list[tuple[str, int, str, str]]:
 
 
 BLOCKS = blocks()
+
+
+def prose(text: str) -> str:
+    """``text`` without its fenced blocks and code spans, where a link is only text."""
+    return re.sub(r"`[^`\n]*`", "", FENCE.sub("", text))
+
+
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*$", re.MULTILINE)
+
+
+def slug(heading: str) -> str:
+    """A heading's anchor as mkdocs (Python-Markdown's toc) and GitHub both make it."""
+    text = re.sub(r"`|\*\*|\[([^\]]*)\]\([^)]*\)", r"\1", heading).lower()
+    return re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", text).strip())
+
+
+def anchors(path: Path) -> set[str]:
+    return {slug(heading) for heading in HEADING.findall(FENCE.sub("", path.read_text()))}
+
+
+def test_the_readme_is_a_front_door_of_at_most_200_lines():
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert len(lines) <= 200, f"README.md has {len(lines)} lines: move the rest into docs/"
+
+
+@pytest.mark.parametrize(
+    "path", [*DOCS, ROOT / "deploy" / "README.md"], ids=lambda p: p.relative_to(ROOT).as_posix()
+)
+def test_every_relative_link_points_at_a_file_that_exists(path: Path):
+    broken = []
+    for target in LINK.findall(prose(path.read_text())):
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target):  # https:, mailto:: not a file
+            continue
+        name, _, anchor = target.partition("#")
+        linked = (path.parent / name).resolve() if name else path
+        if not linked.exists():
+            broken.append(f"{target} (no {linked.relative_to(ROOT)})")
+        elif anchor and linked.suffix == ".md" and anchor not in anchors(linked):
+            broken.append(f"{target} (no heading #{anchor} in {linked.relative_to(ROOT)})")
+    assert not broken, f"{path.relative_to(ROOT)}: broken links {broken}"
+
+
+def test_every_page_of_docs_is_in_the_mkdocs_nav():
+    def leaves(nav: object) -> list[str]:
+        if isinstance(nav, str):
+            return [nav]
+        items = nav.values() if isinstance(nav, dict) else nav
+        return [page for item in items for page in leaves(item)]
+
+    nav = leaves(yaml.safe_load((ROOT / "mkdocs.yml").read_text())["nav"])
+    assert sorted(nav) == sorted(page.name for page in PAGES)
 
 
 def command(line: str) -> str:

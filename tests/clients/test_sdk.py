@@ -48,7 +48,7 @@ async def play_out(seat: Seat, seed: int) -> View:
 
 
 async def test_a_player_plays_a_whole_match_against_bots_and_verifies_the_deal(platform):
-    """Provably fair deals (README): the revealed seed matches the commitment, and the whole
+    """Provably fair deals (docs/fairness.md): the revealed seed matches the commitment, and the
     match replays from it with the rules core, every deal and draw as the seat saw it."""
     player = await platform.register("Ada")
     seat = await player.create_match(

@@ -233,8 +233,9 @@ def test_unset_token_secret_falls_back_to_the_dev_secret_with_a_warning(
     assert load_settings(MatchmakingSettings).secret() == b"s3cret"
 
 
-def test_the_readme_lists_every_variable_as_the_settings_classes_declare_them() -> None:
-    """README.md's table of variables is generated: paste this table there when it fails."""
+def test_the_docs_list_every_variable_as_the_settings_classes_declare_them() -> None:
+    """docs/configuration.md's table of variables is generated: paste this table there when it
+    fails."""
     table = markdown_table([*SERVICES.values(), GatewaySettings])
-    readme = (ROOT / "README.md").read_text()
-    assert table in readme, f"README.md must hold this table of variables:\n\n{table}\n"
+    page = (ROOT / "docs" / "configuration.md").read_text()
+    assert table in page, f"docs/configuration.md must hold this table of variables:\n\n{table}\n"
