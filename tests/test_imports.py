@@ -1,7 +1,7 @@
-"""Services meet only through contracts (ARCHITECTURE.md, "Services meet only through contracts";
-issue 9, section 1): a service package imports the generated protos, the rules core, the wire
-translation, common, service-neutral libraries and its own modules, never another service's
-package. Only a process entry point (``__main__.py``) may compose several services.
+"""Services meet only through contracts (docs/architecture.md, "Services meet only through
+contracts"; issue 9, section 1): a service package imports the generated protos, the rules core,
+the wire translation, common, service-neutral libraries and its own modules, never another
+service's package. Only a process entry point (``__main__.py``) may compose several services.
 
 Every module of ``services/maumau`` is parsed and each of its imports resolved to a package, so a
 new service package (a folder under ``services/maumau`` that is not listed as neutral) is checked

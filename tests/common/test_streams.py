@@ -1,5 +1,6 @@
-"""The one stream consumer (issue 9, section 1; ARCHITECTURE.md: "Consumer groups use one shared
-consumer (own-pending pass, claiming idle entries, ack after success)"), over a real Redis."""
+"""The one stream consumer (issue 9, section 1; docs/architecture.md, "Services meet only through
+contracts": "Consumer groups use one shared consumer (own-pending pass, claiming idle entries, ack
+after success)"), over a real Redis."""
 
 import asyncio
 import uuid

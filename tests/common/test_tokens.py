@@ -72,7 +72,8 @@ def _edited(token: str, **changes: object) -> str:
 
 
 def test_a_seat_token_edited_to_another_seat_is_refused() -> None:
-    """A token for one seat can neither act for nor see the hand of another (ARCHITECTURE.md)."""
+    """A token for one seat can neither act for nor see the hand of another (docs/architecture.md,
+    "Who may do what")."""
     token = issue_seat_token(SECRET, "m1", 0, "p1")
     with pytest.raises(TokenError, match="token signature does not match"):
         verify_seat_token(SECRET, _edited(token, seat=1))

@@ -44,8 +44,9 @@ ONE_ROUND = {
 
 
 def as_seen_by(event: game_pb2.Event, seat: int | None) -> game_pb2.Event:
-    """What ARCHITECTURE.md says a viewer may see of a stored event: a seat sees its own drawn
-    cards, everyone else (and every spectator) only how many were drawn."""
+    """What docs/architecture.md ("Services are stateless; Redis holds every match") says a
+    viewer may see of a stored event: a seat sees its own drawn cards, everyone else (and every
+    spectator) only how many were drawn."""
     seen = game_pb2.Event()
     seen.CopyFrom(event)
     if seen.WhichOneof("kind") == "drew" and seen.drew.seat != seat:
@@ -64,10 +65,11 @@ async def expect_status(call: Awaitable[object], code: grpc.StatusCode) -> grpc.
 
 
 async def test_a_follower_that_reconnects_gets_exactly_the_events_it_missed(address, engine):
-    """ARCHITECTURE.md, 'Clients follow a match with a server-streaming call that reads the match's
-    Redis stream from a given position ... a reconnecting client resumes from the last event it
-    saw': after hanging up, Follow with after_event_id = the last id seen delivers exactly the
-    events missed (no gap, no repeat), then live ones, and ends after SeedRevealed."""
+    """docs/architecture.md, "Services are stateless; Redis holds every match": 'Clients follow
+    a match with a server-streaming call that reads the match's Redis stream from a given
+    position ... a reconnecting client resumes from the last event it saw': after hanging up,
+    Follow with after_event_id = the last id seen delivers exactly the events missed (no gap, no
+    repeat), then live ones, and ends after SeedRevealed."""
     store = engine.matches.store
     clients, match_id = await seated_table(address, "classic", 4, ONE_ROUND["classic"])
     me, others = clients[0], clients[1:]
@@ -128,9 +130,10 @@ async def test_a_follower_that_reconnects_gets_exactly_the_events_it_missed(addr
     ("preset", "seats"), [("classic", 4), ("online", 3), ("ostfriesland", 3), ("colour", 4)]
 )
 async def test_no_seat_ever_sees_a_card_of_another_seat(address, engine, preset, seats):
-    """ARCHITECTURE.md, 'A token for one seat can neither act for nor see the hand of another' and
-    'a seat sees its own drawn cards; everyone else sees only counts; spectators see no hand at
-    all': over a whole match, every view's hand is exactly the seat's true hand in Redis, every
+    """docs/architecture.md, "Who may do what": 'A token for one seat can neither act for nor see
+    the hand of another', and "Services are stateless; Redis holds every match": 'a seat sees its
+    own drawn cards; everyone else sees only counts; spectators see no hand at all': over a whole
+    match, every view's hand is exactly the seat's true hand in Redis, every
     Drew of another seat in Follow streams and Act answers carries a count only, and a spectator
     sees no hand and no drawn card."""
     store = engine.matches.store
@@ -518,8 +521,9 @@ async def test_a_retried_creation_with_its_request_id_answers_with_the_first_mat
 
 
 async def test_follow_works_across_idle_periods_without_losing_events(address, engine):
-    """ARCHITECTURE.md, 'Clients follow a match with a server-streaming call': a stream that waits
-    longer than nothing happens still delivers the next event as soon as it is written."""
+    """docs/architecture.md, "Services are stateless; Redis holds every match": 'Clients follow a
+    match with a server-streaming call': a stream that waits longer than nothing happens still
+    delivers the next event as soon as it is written."""
     clients, match_id = await seated_table(address, "online", 2)
     follower = Follower(clients[0].channel, clients[0].token, match_id=match_id)
     try:

@@ -1,7 +1,7 @@
 """Several engine replicas on one Redis, and many clients racing for the same turn.
 
-The platform promises (ARCHITECTURE.md, "Services are stateless; Redis holds every match"): any
-replica serves any match, two replicas never lose or double a move, and a repeated request id
+The platform promises (docs/architecture.md, "Services are stateless; Redis holds every match"):
+any replica serves any match, two replicas never lose or double a move, and a repeated request id
 returns the first answer and changes nothing.
 """
 

@@ -1,8 +1,9 @@
 """Failures the platform is built to survive, with real processes, sockets and redis-servers.
 
-ARCHITECTURE.md: any replica can serve any match after another dies, and no timer is lost when a
-replica dies (deadlines sit in Redis and a claim is only a lease); Redis keeps every match with
-the append-only file on; a turn timer plays a silent seat's default and hands it to a bot.
+docs/architecture.md, "Services are stateless; Redis holds every match": any replica can serve
+any match after another dies, and no timer is lost when a replica dies (deadlines sit in Redis and
+a claim is only a lease); "Growing past one machine": Redis keeps every match with the append-only
+file on; a turn timer plays a silent seat's default and hands it to a bot.
 """
 
 from __future__ import annotations

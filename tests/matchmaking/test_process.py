@@ -1,5 +1,6 @@
-"""``python -m maumau.matchmaking`` as it runs in production (issue 5; ARCHITECTURE.md "Every
-service"): configuration from the environment, health, reflection, metrics, SIGTERM."""
+"""``python -m maumau.matchmaking`` as it runs in production (issue 5; docs/architecture.md,
+"Services meet only through contracts", "Every service"): configuration from the environment,
+health, reflection, metrics, SIGTERM."""
 
 from __future__ import annotations
 

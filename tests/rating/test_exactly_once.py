@@ -1,7 +1,8 @@
 """Each finished match counts exactly once, however often it is delivered and whichever replica
 dies where (issue 6: "a crash after applying and before acknowledging must not count a match
-twice, and a crash before applying must not lose it"; ARCHITECTURE.md: "applies each match
-exactly once (idempotent by match id)").
+twice, and a crash before applying must not lose it"; docs/architecture.md, "Services":
+"rating: results from the stream, exactly once"; docs/services.md, "Rating": "applies each match
+exactly once (idempotent by match id, ...)".
 
 The stream holds 1,000 synthetic results twice over (in order, then replayed in another order).
 However it is consumed, every player's XP, counters, ratings and every ladder must equal a single

@@ -1,6 +1,7 @@
-"""A tournaments replica SIGKILLed mid-block (ARCHITECTURE.md: services are stateless, Redis holds
-everything): the other replica takes the tournament over after the lease, no block is started
-twice and no round counted twice, and the tournament ends with the same invariants."""
+"""A tournaments replica SIGKILLed mid-block (docs/architecture.md, "Services are stateless; Redis
+holds every match": a tournament's state, too, lives in Redis): the other replica takes the
+tournament over after the lease, no block is started twice and no round counted twice, and the
+tournament ends with the same invariants."""
 
 from __future__ import annotations
 
