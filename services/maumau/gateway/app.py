@@ -18,10 +18,30 @@ import grpc
 import prometheus_client
 from aiohttp import web
 
+from maumau.gateway.context import (
+    ADDRESS_RATE,
+    REFUSED,
+    SEATS,
+    SECRET,
+    SESSION_RATE,
+    SETTINGS,
+    SOCKET_COUNTS,
+    SOCKETS,
+    STOPPING,
+    UPSTREAMS,
+    address_of,
+    lang_of,
+    origin_allowed,
+    refused_reply,
+    reply,
+    session_of,
+    without_seat_token,
+)
 from maumau.gateway.limits import RateLimiter, SocketCounts
-from maumau.gateway.sessions import COOKIE, COOKIE_MAX_AGE, SeatTokens, Session, session_from_cookie
+from maumau.gateway.live import SOCKETS_LIMIT, live
+from maumau.gateway.sessions import COOKIE, COOKIE_MAX_AGE, SeatTokens, Session
 from maumau.gateway.settings import GatewaySettings
-from maumau.gateway.upstream import Refusal, Upstreams, bearer, from_rpc, language, refusal, to_json
+from maumau.gateway.upstream import Refusal, Upstreams, bearer, from_rpc, refusal, to_json
 from maumau.rules import Ruleset
 from maumau.rules.errors import RulesError, translate
 from maumau.v1 import (
@@ -79,44 +99,10 @@ REQUESTS = prometheus_client.Counter(
 REQUEST_SECONDS = prometheus_client.Histogram(
     "gateway_http_request_seconds", "Time to answer an HTTP request, by route.", ["route"]
 )
-REFUSED = prometheus_client.Counter(
-    "gateway_refused_total", "Requests refused by the gateway's guards, by reason.", ["reason"]
-)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
-SETTINGS = web.AppKey("settings", GatewaySettings)
-UPSTREAMS = web.AppKey("upstreams", Upstreams)
-SEATS = web.AppKey("seats", SeatTokens)
-SECRET = web.AppKey("secret", bytes)
-SESSION_RATE = web.AppKey("session_rate", RateLimiter)
-ADDRESS_RATE = web.AppKey("address_rate", RateLimiter)
-SOCKET_COUNTS = web.AppKey("socket_counts", SocketCounts)
-SOCKETS = web.AppKey("sockets", WeakSet[web.WebSocketResponse])
-STOPPING = web.AppKey("stopping", asyncio.Event)
-
-
 # ---------------------------------------------------------------- request helpers
-
-
-def lang_of(request: web.Request) -> str:
-    """The page's language: its own header, else the browser's Accept-Language."""
-    return language(request.headers.get("X-Maumau-Lang") or request.headers.get("Accept-Language"))
-
-
-def address_of(request: web.Request) -> str:
-    """The client's address: the peer's, or behind trusted proxies the one they recorded."""
-    hops = request.app[SETTINGS].forwarded_hops
-    if hops:
-        chain = [p.strip() for p in request.headers.get("X-Forwarded-For", "").split(",")]
-        chain = [p for p in chain if p]
-        if len(chain) >= hops:
-            return chain[-hops]
-    return request.remote or "unknown"
-
-
-def session_of(request: web.Request) -> Session | None:
-    return session_from_cookie(request.app[SECRET], request.cookies.get(COOKIE))
 
 
 def require_session(request: web.Request) -> Session:
@@ -173,23 +159,6 @@ def level_of(request: web.Request, name: str) -> int:
         return int(bot_level_to_pb(name))
     except ValueError as error:
         raise refusal("INVALID_ARGUMENT", lang_of(request), str(error), "level") from None
-
-
-def reply(message: Any, status: int = 200) -> web.Response:
-    return web.json_response(message, status=status)
-
-
-def refused_reply(refused: Refusal) -> web.Response:
-    """A refusal as JSON; one past a limit says in ``Retry-After`` when to try again."""
-    response = reply(refused.body(), refused.http_status)
-    response.headers.update(refused.retry_after_header)
-    return response
-
-
-def without_seat_token(message: dict[str, Any]) -> dict[str, Any]:
-    """A room or ticket for the page: the seat token stays in the gateway."""
-    message.pop("seat_token", None)
-    return message
 
 
 def timeout_of(request: web.Request) -> float:
@@ -260,15 +229,6 @@ async def limits(request: web.Request, handler: Handler) -> web.StreamResponse:
             REFUSED.labels("content_type").inc()
             raise refusal("INVALID_ARGUMENT", lang, "send application/json", "content_type")
     return await handler(request)
-
-
-def origin_allowed(request: web.Request, origin: str) -> bool:
-    """The page's own origin (as the Host header names it) or one configured."""
-    own = f"{request.scheme}://{request.host}"
-    forwarded = request.headers.get("X-Forwarded-Proto")
-    candidates = {own, f"{forwarded}://{request.host}"} if forwarded else {own}
-    origin = origin.rstrip("/")
-    return origin in candidates or origin in request.app[SETTINGS].allowed_origins
 
 
 # ---------------------------------------------------------------- pages and health
@@ -667,9 +627,6 @@ async def championship(request: web.Request) -> web.Response:
 
 def create_app(settings: GatewaySettings, secret: bytes) -> web.Application:
     """The gateway as an aiohttp application; its upstream channels open on startup."""
-    # the WebSocket side, which needs this module's keys
-    from maumau.gateway.live import SOCKETS_LIMIT, live
-
     app = web.Application(middlewares=[guard, limits], client_max_size=settings.max_body_bytes)
     app[SETTINGS] = settings
     app[SECRET] = secret

@@ -28,7 +28,7 @@ import grpc
 import prometheus_client
 from aiohttp import WSMsgType, web
 
-from maumau.gateway.app import (
+from maumau.gateway.context import (
     REFUSED,
     SEATS,
     SESSION_RATE,
