@@ -1,5 +1,9 @@
 """Translation between the rules core's values and the ``maumau.v1`` messages: one place, used by
-every service and by the Python SDK."""
+every service and by the Python SDK.
+
+Each message has its two functions here (``view_to_pb`` and ``view_from_pb``, ...): a rules value
+survives the trip through its message unchanged, which ``tests/wire/test_mapping.py`` checks field
+by field against the protos' descriptors."""
 
 from __future__ import annotations
 
@@ -150,6 +154,48 @@ def event_to_pb(event: ev.Event) -> pb.Event:
     raise TypeError(f"not an event: {event!r}")
 
 
+def event_from_pb(message: pb.Event) -> ev.Event | None:
+    """The rules core's event of a message (the inverse of :func:`event_to_pb`); None for the
+    engine's own events (seats joining, the seed, timeouts), which no rules event stands for."""
+    match message.WhichOneof("kind"):
+        case "round_started":
+            m = message.round_started
+            return ev.RoundStarted(m.round, m.dealer, Card.parse(m.starter), tuple(m.seats))
+        case "drew":
+            d = message.drew
+            return ev.Drew(d.seat, d.count, d.reason, tuple(map(Card.parse, d.cards)))
+        case "played":
+            p = message.played
+            return ev.Played(p.seat, Card.parse(p.card), p.suit or None, p.call or None)
+        case "suit_named":
+            return ev.SuitNamed(message.suit_named.seat, message.suit_named.suit)
+        case "called":
+            return ev.Called(message.called.seat, message.called.word)
+        case "skipped":
+            return ev.Skipped(message.skipped.seat)
+        case "direction_changed":
+            return ev.DirectionChanged(message.direction_changed)
+        case "caught":
+            c = message.caught
+            return ev.Caught(c.by, c.seat, c.word)
+        case "challenged":
+            ch = message.challenged
+            return ev.Challenged(ch.by, ch.seat, ch.bluff)
+        case "passed":
+            return ev.Passed(message.passed.seat)
+        case "reshuffled":
+            return ev.Reshuffled(message.reshuffled)
+        case "turn_started":
+            return ev.TurnStarted(message.turn_started.seat)
+        case "round_over":
+            r = message.round_over
+            return ev.RoundOver(r.round, r.winner, r.finish, tuple(r.points), tuple(r.totals))
+        case "match_over":
+            o = message.match_over
+            return ev.MatchOver(tuple(o.winners), tuple(o.totals), o.reason)
+    return None
+
+
 def redact_pb(event: pb.Event, viewer: int | None) -> pb.Event:
     """``event`` as ``viewer`` may see it: only a seat's own drawn cards are shown to it."""
     if event.WhichOneof("kind") == "drew" and event.drew.cards and event.drew.seat != viewer:
@@ -167,7 +213,18 @@ def _legal_pb(action: Action) -> pb.Action:
     return action_to_pb(action)
 
 
+def outcome_to_pb(outcome: Outcome) -> pb.Outcome:
+    return pb.Outcome(winners=outcome.winners, reason=outcome.reason)
+
+
+def outcome_from_pb(message: pb.Outcome) -> Outcome:
+    """How a match ended; a reason the rules core does not know raises ValueError."""
+    return Outcome(tuple(message.winners), message.reason)
+
+
 def view_to_pb(view: View, match_id: str, version: int) -> pb.View:
+    """A seat's view as its message; ``match_id``, ``version`` (and the ``seats`` the engine
+    adds) are all the message carries beyond the rules core's view."""
     return pb.View(
         match_id=match_id,
         seat=-1 if view.seat is None else view.seat,
@@ -196,9 +253,7 @@ def view_to_pb(view: View, match_id: str, version: int) -> pb.View:
         round_wins=view.round_wins,
         teams=view.teams,
         legal=[_legal_pb(a) for a in view.legal],
-        outcome=pb.Outcome(winners=view.outcome.winners, reason=view.outcome.reason)
-        if view.outcome
-        else None,
+        outcome=outcome_to_pb(view.outcome) if view.outcome else None,
         version=version,
         specials=view.specials,
         maumaus=view.maumaus,
@@ -209,7 +264,6 @@ def view_to_pb(view: View, match_id: str, version: int) -> pb.View:
 def view_from_pb(message: pb.View) -> View:
     """The rules core's view from its message: what a bot receives; malformed cards or actions
     raise BadInput."""
-    outcome = message.outcome if message.HasField("outcome") else None
     return View(
         seat=None if message.seat < 0 else message.seat,
         ruleset=Ruleset.parse(message.ruleset).text if message.ruleset else "",
@@ -237,7 +291,7 @@ def view_from_pb(message: pb.View) -> View:
         round_wins=tuple(message.round_wins),
         teams=message.teams,
         legal=tuple(map(action_from_pb, message.legal)),
-        outcome=Outcome(tuple(outcome.winners), cast(Any, outcome.reason)) if outcome else None,
+        outcome=outcome_from_pb(message.outcome) if message.HasField("outcome") else None,
         specials=tuple(message.specials),
         maumaus=tuple(message.maumaus),
         starter_open=message.starter_open,

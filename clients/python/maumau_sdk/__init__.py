@@ -35,7 +35,7 @@ The pieces:
   the yearly championship of East-Frisian tournaments
 """
 
-from maumau.rules import Action, Card, Play
+from maumau.rules import Action, Card, Outcome, Play
 from maumau_sdk.client import (
     DEFAULT_ADDRESS,
     DEFAULT_BOTS_ADDRESS,
@@ -73,7 +73,6 @@ from maumau_sdk.values import (
     ActResult,
     Event,
     MatchInfo,
-    Outcome,
     SeatInfo,
     View,
     action_from_pb,

@@ -9,25 +9,37 @@ Cards and actions are the rules core's own immutable values (:class:`maumau.rule
 >>> action_to_pb(action).play.suit
 'S'
 
+A :class:`View` is the rules core's own view as ``maumau.wire`` decodes it, with the match id,
+version and seats the message carries beside it; events decode to the rules core's events
+(:attr:`Event.rules_event`) the same way.
+
 Every value keeps the protobuf message it came from in ``pb``, for fields added to the protocol
 after this SDK was written.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
+from typing import TYPE_CHECKING
 
 from maumau import wire
-from maumau.rules import (
-    Action,
-    Card,
-    parse_action,
-)
+from maumau.rules import Action, Outcome, parse_action
+from maumau.rules import View as RulesView
 from maumau.rules import events as ev
 from maumau.rules.narrate import describe as describe_rules_event
 from maumau.v1 import engine_pb2, game_pb2
 from maumau.wire import action_from_pb as action_from_pb
+from maumau.wire import event_from_pb as event_from_pb
+
+if TYPE_CHECKING:
+    # Type checkers read a View as the rules core's, so each of its fields is typed here as
+    # there; at run time a View holds one (``View.rules``) and reads the fields through it.
+    from maumau.rules import View as _RulesFields
+else:
+    _RulesFields = object
 
 ActionLike = Action | str | game_pb2.Action
 """What :meth:`Seat.act` accepts: a rules-core action, its text ("7H", "JD:S!mau", "draw",
@@ -53,19 +65,6 @@ def action_to_pb(action: ActionLike) -> game_pb2.Action:
 
 
 # ---------------------------------------------------------------------- match facts
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """How a match ended: the winning seats (a team wins together) and why."""
-
-    winners: tuple[int, ...]
-    reason: str
-    """'target', 'rounds', 'wins', 'single', 'tie_break' or 'abandoned'."""
-
-    @classmethod
-    def from_pb(cls, message: game_pb2.Outcome) -> Outcome:
-        return cls(tuple(message.winners), message.reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,54 +133,84 @@ class MatchInfo:
             server_seed=message.server_seed,
             nonces=tuple(message.nonces),
             version=message.version,
-            outcome=Outcome.from_pb(message.outcome) if message.HasField("outcome") else None,
+            outcome=wire.outcome_from_pb(message.outcome) if message.HasField("outcome") else None,
             pb=message,
         )
 
 
-@dataclass(frozen=True, slots=True)
-class View:
+class View(_RulesFields):
     """What one seat may see: its own hand, everyone's card counts, the table and its legal
-    actions. A spectator's view has ``seat == -1`` and no hand."""
+    actions. A spectator's view has ``seat == -1`` and no hand.
 
+    It is the rules core's :class:`maumau.rules.View` (``rules``), as ``maumau.wire`` decodes it
+    from the ``maumau.v1.View`` message, plus what the message carries beside it: ``match_id``,
+    ``version`` and ``seats``. Every field of the rules core's view reads here by its own name
+    (``view.hand``, ``view.legal``, ``view.specials``, ...), so a field added there is here too.
+    Where a rules-core ``View`` itself is wanted (the rules core's own functions and bots), pass
+    ``view.rules``: type checkers take this class for one, but it only holds one.
+
+    >>> from maumau.rules import Match, Ruleset
+    >>> match = Match.new(Ruleset.create("classic"), 2, 7)
+    >>> view = View.from_pb(wire.view_to_pb(match.view(0), "m1", 3))
+    >>> view.rules == match.view(0), view.match_id, view.version, view.seat
+    (True, 'm1', 3, 0)
+    >>> len(view.hand), view.hand_sizes, view.specials
+    (5, (5, 5), (0, 0))
+    """
+
+    __slots__ = ("match_id", "pb", "rules", "seats", "version")
+
+    rules: RulesView
+    """The rules core's view of this seat, every field of it."""
     match_id: str
-    seat: int
-    ruleset: str
-    round: int
-    phase: str
-    """'play', 'drawn' (the seat that drew may play that card or pass), 'starter_suit' (a suit is
-    to be named for the starter) or 'over'."""
-    turn: int
-    dealer: int
-    hand: tuple[Card, ...]
-    hand_sizes: tuple[int, ...]
-    in_round: tuple[bool, ...]
-    top: Card
-    active_suit: str
-    """The suit or colour a plain card must match now."""
-    wished: str | None
-    pending: str
-    """'' (nothing), 'draw' (a 7 or draw-2 chain), 'skip' (an 8 to pass on) or 'draw4'."""
-    pending_count: int
-    direction: int
-    draw_pile_size: int
-    discard_size: int
-    drawn: Card | None
-    """The card this seat just drew and may still play."""
-    owing_call: tuple[int, ...]
-    declared_last: tuple[int, ...]
-    totals: tuple[int, ...]
-    round_wins: tuple[int, ...]
-    teams: bool
-    legal: tuple[Action, ...]
-    """Every legal action of this seat now (catches may be legal out of turn)."""
-    outcome: Outcome | None
     version: int
+    """The match version this view reflects."""
     seats: tuple[SeatInfo, ...]
-    chooser: int
-    discard: tuple[Card, ...]
-    """The whole discard pile, top card last (every card in it was played openly)."""
-    pb: game_pb2.View = field(repr=False, compare=False)
+    """Who sits at each seat."""
+    pb: game_pb2.View
+
+    def __init__(
+        self,
+        rules: RulesView,
+        match_id: str,
+        version: int,
+        seats: tuple[SeatInfo, ...],
+        pb: game_pb2.View,
+    ) -> None:
+        object.__setattr__(self, "rules", rules)
+        object.__setattr__(self, "match_id", match_id)
+        object.__setattr__(self, "version", version)
+        object.__setattr__(self, "seats", seats)
+        object.__setattr__(self, "pb", pb)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.rules, self.match_id, self.version, self.seats)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, View):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"View(match_id={self.match_id!r}, version={self.version!r}, seats={self.seats!r}, "
+            f"rules={self.rules!r})"
+        )
+
+    @property
+    def seat(self) -> int:
+        """This view's seat, -1 for a spectator's (where the rules core's view says None)."""
+        seat = self.rules.seat
+        return -1 if seat is None else seat
 
     @property
     def due(self) -> int:
@@ -200,40 +229,24 @@ class View:
     @classmethod
     def from_pb(cls, message: game_pb2.View, seats: tuple[SeatInfo, ...] = ()) -> View:
         """The view of a message; ``seats`` fills in seat facts a message left out (the views in
-        answers to ``Act`` carry none)."""
+        answers to ``Act`` carry none). Malformed cards or actions raise ``BadInput``."""
         return cls(
-            match_id=message.match_id,
-            seat=message.seat,
-            ruleset=message.ruleset,
-            round=message.round,
-            phase=message.phase,
-            turn=message.turn,
-            dealer=message.dealer,
-            hand=tuple(Card.parse(c) for c in message.hand),
-            hand_sizes=tuple(message.hand_sizes),
-            in_round=tuple(message.in_round),
-            top=Card.parse(message.top),
-            active_suit=message.active_suit,
-            wished=message.wished or None,
-            pending=message.pending,
-            pending_count=message.pending_count,
-            direction=message.direction,
-            draw_pile_size=message.draw_pile_size,
-            discard_size=message.discard_size,
-            drawn=Card.parse(message.drawn) if message.drawn else None,
-            owing_call=tuple(message.owing_call),
-            declared_last=tuple(message.declared_last),
-            totals=tuple(message.totals),
-            round_wins=tuple(message.round_wins),
-            teams=message.teams,
-            legal=tuple(action_from_pb(a) for a in message.legal),
-            outcome=Outcome.from_pb(message.outcome) if message.HasField("outcome") else None,
-            version=message.version,
-            seats=tuple(SeatInfo.from_pb(s) for s in message.seats) or seats,
-            chooser=message.chooser,
-            discard=tuple(Card.parse(c) for c in getattr(message, "discard", ())),
-            pb=message,
+            wire.view_from_pb(message),
+            message.match_id,
+            message.version,
+            tuple(SeatInfo.from_pb(s) for s in message.seats) or seats,
+            message,
         )
+
+
+def _rules_field(name: str) -> property:
+    return property(attrgetter(f"rules.{name}"), doc=f"The rules core's ``View.{name}``.")
+
+
+for _field in dataclasses.fields(RulesView):
+    if not hasattr(View, _field.name):  # ``seat``: the message's -1 for a spectator
+        setattr(View, _field.name, _rules_field(_field.name))
+del _field
 
 
 # ---------------------------------------------------------------------- events
@@ -287,49 +300,6 @@ class Event:
             case "seed_revealed":
                 return "the server seed is revealed"
         return self.kind
-
-
-def event_from_pb(message: game_pb2.Event) -> ev.Event | None:
-    """The rules core's event for a message (the inverse of the engine's conversion); None for
-    the engine's own events (seats joining, the seed, timeouts)."""
-    kind = message.WhichOneof("kind")
-    match kind:
-        case "round_started":
-            m = message.round_started
-            return ev.RoundStarted(m.round, m.dealer, Card.parse(m.starter), tuple(m.seats))
-        case "drew":
-            d = message.drew
-            return ev.Drew(d.seat, d.count, d.reason, tuple(Card.parse(c) for c in d.cards))
-        case "played":
-            p = message.played
-            return ev.Played(p.seat, Card.parse(p.card), p.suit or None, p.call or None)
-        case "suit_named":
-            return ev.SuitNamed(message.suit_named.seat, message.suit_named.suit)
-        case "called":
-            return ev.Called(message.called.seat, message.called.word)
-        case "skipped":
-            return ev.Skipped(message.skipped.seat)
-        case "direction_changed":
-            return ev.DirectionChanged(message.direction_changed)
-        case "caught":
-            c = message.caught
-            return ev.Caught(c.by, c.seat, c.word)
-        case "challenged":
-            c2 = message.challenged
-            return ev.Challenged(c2.by, c2.seat, c2.bluff)
-        case "passed":
-            return ev.Passed(message.passed.seat)
-        case "reshuffled":
-            return ev.Reshuffled(message.reshuffled)
-        case "turn_started":
-            return ev.TurnStarted(message.turn_started.seat)
-        case "round_over":
-            r = message.round_over
-            return ev.RoundOver(r.round, r.winner, r.finish, tuple(r.points), tuple(r.totals))
-        case "match_over":
-            o = message.match_over
-            return ev.MatchOver(tuple(o.winners), tuple(o.totals), o.reason)
-    return None
 
 
 @dataclass(frozen=True, slots=True)
