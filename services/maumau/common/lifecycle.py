@@ -28,6 +28,10 @@ shuts down in order:
 
 A worker that raises or returns early is logged and restarted after a backoff (0.1 s doubling to
 5 s), so a replica never goes on answering calls while its background work silently stopped.
+
+The server is any :class:`Server`: a gRPC ``ServiceServer`` for the services, the gateway's HTTP
+server (``maumau.gateway.__main__``) for the web client, so every process starts, logs, serves
+its metrics and stops the same way.
 """
 
 from __future__ import annotations
@@ -39,14 +43,14 @@ import signal
 import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 import redis.asyncio as redis
 
-from maumau.common.config import ConfigError
+from maumau.common.config import ConfigError, ServiceConfig
 from maumau.common.memory import keep_large_blocks_mapped, keep_startup_objects_out_of_collections
 from maumau.common.redis_server import open_redis
-from maumau.common.server import ServiceServer, start_metrics_server
+from maumau.common.server import start_metrics_server
 from maumau.common.settings import RedisSettings, ServiceSettings, load_settings
 
 log = logging.getLogger(__name__)
@@ -70,6 +74,29 @@ async def pause(stopping: asyncio.Event, seconds: float) -> None:
             await stopping.wait()
 
 
+class Server(Protocol):
+    """What a :class:`Service` serves with: a bound server that starts, and stops after its
+    calls in flight finished within a grace period."""
+
+    @property
+    def config(self) -> ServiceConfig:
+        """Where it listens (``host``, ``metrics_port``) and its ``grace_seconds``."""
+
+    @property
+    def port(self) -> int:
+        """The port it is bound to (the one picked when configured as 0)."""
+
+    @property
+    def service_names(self) -> tuple[str, ...]:
+        """What it serves, as the start-up log names it (a gRPC server: its services)."""
+
+    async def start(self) -> None: ...
+
+    async def stop(self, grace: float | None = None) -> None:
+        """Stop taking calls, let those in flight finish within ``grace`` seconds (default:
+        the configured grace period), then release what it holds."""
+
+
 def backoff(failures: int, most: float = MAX_BACKOFF_SECONDS) -> float:
     """The pause after ``failures`` failures in a row: 0.1 s, doubling, at most ``most``.
 
@@ -82,7 +109,7 @@ def backoff(failures: int, most: float = MAX_BACKOFF_SECONDS) -> float:
 class Service:
     """One replica of a service: start() serves calls and runs the workers until stop()."""
 
-    def __init__(self, server: ServiceServer, workers: Mapping[str, Worker] | None = None) -> None:
+    def __init__(self, server: Server, workers: Mapping[str, Worker] | None = None) -> None:
         self.server = server
         self.workers = dict(workers or {})
         self.stopping = asyncio.Event()
@@ -139,9 +166,9 @@ class Service:
             await pause(self.stopping, backoff(failures))
 
 
-async def serve(service: Service | ServiceServer) -> None:
+async def serve(service: Service | Server) -> None:
     """Run ``service`` and its metrics endpoint until SIGTERM or SIGINT, then stop it in order."""
-    if isinstance(service, ServiceServer):
+    if not isinstance(service, Service):
         service = Service(service)
     config = service.server.config
     metrics = start_metrics_server(config.metrics_port, config.host)

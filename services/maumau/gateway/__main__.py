@@ -1,26 +1,23 @@
 """``python -m maumau.gateway``: the web client and its bridge to the services.
 
 Configured by ``MAUMAU_GATEWAY_*`` variables (see :class:`maumau.gateway.settings.GatewaySettings`)
-and MAUMAU_TOKEN_SECRET (the platform's, to know a session's player). On SIGTERM or SIGINT it
-says not ready, tells every open page to reconnect (WebSocket close 1012), lets requests in
+and MAUMAU_TOKEN_SECRET (the platform's, to know a session's player). It runs as every service
+does (``maumau.common.lifecycle``), its HTTP server in place of a gRPC one. On SIGTERM or SIGINT
+it says not ready, tells every open page to reconnect (WebSocket close 1012), lets requests in
 flight finish within the grace period, then closes its channels. A setting that is set but
 unusable stops it at start with exit status 2 and a message naming it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import resource
-import signal
-import sys
 
+import redis.asyncio as redis
 from aiohttp import web
 
-from maumau.common.config import ConfigError
-from maumau.common.memory import keep_large_blocks_mapped, keep_startup_objects_out_of_collections
-from maumau.common.server import start_metrics_server
-from maumau.common.settings import load_settings
+from maumau.common.config import ServiceConfig
+from maumau.common.lifecycle import Service, run_service
 from maumau.gateway.app import create_app
 from maumau.gateway.settings import GatewaySettings
 
@@ -55,42 +52,48 @@ def raise_open_files_limit(max_sockets: int) -> int:
     return soft
 
 
-async def main(settings: GatewaySettings, secret: bytes) -> None:
-    raise_open_files_limit(settings.max_sockets)
-    metrics = start_metrics_server(settings.metrics_port, settings.host)
-    runner = web.AppRunner(
-        create_app(settings, secret), shutdown_timeout=settings.grace_seconds, access_log=None
-    )
-    await runner.setup()
-    site = web.TCPSite(runner, settings.host, settings.port)
-    await site.start()
-    keep_startup_objects_out_of_collections()
-    log.info(
-        "gateway on http://%s:%d/, metrics on port %d",
-        settings.host,
-        settings.port,
-        metrics.server_port,
-    )
-    stopping = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stopping.set)
-    try:
-        await stopping.wait()
-        log.info("shutting down: pages are told to reconnect")
-    finally:
+class GatewayServer:
+    """The gateway's application on a TCP site, as :class:`~maumau.common.lifecycle.Service`
+    runs a server: ``start()`` opens the upstream channels and listens; ``stop()`` stops
+    listening, tells open pages to reconnect, lets requests in flight finish within the grace
+    period and closes the channels."""
+
+    service_names = ("gateway",)
+
+    def __init__(self, settings: GatewaySettings, secret: bytes) -> None:
+        self.settings = settings
+        self.secret = secret
+        self.config: ServiceConfig = settings.server()
+        self.port = settings.port
+        self._runner: web.AppRunner | None = None
+
+    async def start(self) -> None:
+        raise_open_files_limit(self.settings.max_sockets)
+        runner = web.AppRunner(
+            create_app(self.settings, self.secret),
+            shutdown_timeout=self.config.grace_seconds,
+            access_log=None,
+        )
+        await runner.setup()
+        self._runner = runner
+        site = web.TCPSite(runner, self.config.host, self.config.port)
+        await site.start()
+        self.port = runner.addresses[0][1]
+
+    async def stop(self, grace: float | None = None) -> None:
+        runner, self._runner = self._runner, None
+        if runner is None:
+            return
+        if grace is not None:
+            # aiohttp takes the drain time when the runner is made; this call asks for another
+            runner._shutdown_timeout = grace
         await runner.cleanup()
-        await asyncio.to_thread(metrics.shutdown)
-        metrics.server_close()
+
+
+def build(settings: GatewaySettings, client: redis.Redis | None) -> Service:
+    """The gateway as a service: its HTTP server, no workers (it holds no Redis of its own)."""
+    return Service(GatewayServer(settings, settings.secret()))
 
 
 if __name__ == "__main__":
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    try:
-        settings = load_settings(GatewaySettings)
-        configured = (settings, settings.secret())
-    except ConfigError as error:
-        print(f"gateway: {error}", file=sys.stderr)
-        sys.exit(2)
-    keep_large_blocks_mapped()
-    asyncio.run(main(*configured))
+    run_service(GatewaySettings, build)
