@@ -40,6 +40,8 @@ def message_of(match: Match, seat: int | None) -> game_pb2.View:
 def test_the_message_is_the_rules_view_and_what_the_sdk_adds_beside_it():
     rules_fields = [f.name for f in dataclasses.fields(rules.View)]
     assert sorted(game_pb2.View.DESCRIPTOR.fields_by_name) == sorted([*rules_fields, *BESIDE])
+    seat_fields = [f.name for f in game_pb2.SeatInfo.DESCRIPTOR.fields]
+    assert [f.name for f in dataclasses.fields(SeatInfo)] == seat_fields
 
 
 @pytest.mark.parametrize(("preset", "seats"), [("classic", 3), ("ostfriesland", 4), ("colour", 4)])
