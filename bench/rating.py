@@ -21,9 +21,9 @@ from typing import Any
 
 import redis.asyncio
 
+from maumau.common.config import ConsumerSettings
 from maumau.common.redis_server import EmbeddedRedis
 from maumau.common.results import result_entry
-from maumau.common.streams import ConsumerSettings
 from maumau.rating.consumer import ResultsConsumer
 from maumau.rating.ladder import MODEL, Result, places, side_of
 from maumau.rating.settings import Settings

@@ -10,8 +10,9 @@ import prometheus_client
 import pytest
 import redis.asyncio
 
+from maumau.common.config import ConsumerSettings
 from maumau.common.results import RESULTS_STREAM, BadEntry, read_result, result_entry
-from maumau.common.streams import ConsumerSettings, StreamConsumer, StreamEntry, stream_of
+from maumau.common.streams import StreamConsumer, StreamEntry, stream_of
 from maumau.v1 import game_pb2
 
 GROUP = "test-group"

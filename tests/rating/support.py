@@ -8,8 +8,8 @@ from typing import Any, TypeVar
 
 import redis.asyncio
 
+from maumau.common.config import ConsumerSettings
 from maumau.common.results import result_entry
-from maumau.common.streams import ConsumerSettings
 from maumau.rating.consumer import ResultsConsumer
 from maumau.rating.ladder import Result
 from maumau.rating.store import RatingStore

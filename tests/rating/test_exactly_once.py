@@ -18,7 +18,7 @@ from collections import Counter
 import prometheus_client
 import pytest
 
-from maumau.common.streams import ConsumerSettings
+from maumau.common.config import ConsumerSettings
 from maumau.rating.consumer import GROUP, ResultsConsumer
 from maumau.rating.ladder import xp_earned
 from maumau.rating.store import RatingStore

@@ -1,5 +1,6 @@
 """The values a service runs with, once its settings are read (see ``maumau.common.settings``):
-where a server listens, which Redis holds the state, and the ports each service uses by default.
+where a server listens, which Redis holds the state, how a consumer reads a stream, and the
+ports each service uses by default.
 """
 
 from __future__ import annotations
@@ -55,3 +56,20 @@ class RedisConfig:
     min_replicas: int | None = None
     """Replicas that confirm an acknowledged write; None: 1 on a cluster with replicas."""
     wait_ms: int = 1000
+
+
+@dataclass(frozen=True)
+class ConsumerSettings:
+    """How one consumer reads its stream (``maumau.common.streams``); a service's settings class
+    has a field per value (with its range) and builds this from them."""
+
+    consumer: str = ""
+    """This replica's name in the group; "": host-pid."""
+    batch: int = 100
+    """Entries read and handled per step."""
+    claim_idle_seconds: float = 30.0
+    """How long an entry may stay pending with a replica before another one takes it over."""
+    block_seconds: float = 0.5
+    """The longest one read waits for new entries (and a stop for that read)."""
+    gone_after_seconds: float = 3600.0
+    """A consumer of the group silent this long with no pending entry is removed."""

@@ -3,7 +3,9 @@
 Each service declares one class (``maumau.<service>.settings.Settings``) on top of
 :class:`ServiceSettings`, one field per variable, each with its type, accepted range, default and
 help text; pydantic-settings reads and checks them. A service that needs Redis adds
-:class:`RedisSettings`, one that signs or checks tokens :class:`TokenSettings`:
+:class:`RedisSettings`, one that signs or checks tokens :class:`TokenSettings`, one that limits
+creating calls :class:`QuotaSettings`, one that reads finished matches in a consumer group of its
+own :class:`ResultsConsumerSettings`:
 
     class Settings(RedisSettings, TokenSettings):
         model_config = service_config("tournaments")  # variables MAUMAU_TOURNAMENTS_*
@@ -15,8 +17,9 @@ A field's variable is the service prefix plus its name in capitals (``block_minu
 ``MAUMAU_TOURNAMENTS_BLOCK_MINUTES``), or its ``validation_alias`` for a variable shared by every
 service (``REDIS_URL``). An empty number means its default. :func:`load_settings` (used by
 ``run_service``) turns every unusable value into one :class:`ConfigError` naming each variable and
-what it accepts, so the service stops at start instead of failing mid-match. The README's table
-of variables is :func:`markdown_table` of every service's class (a test keeps it so).
+what it accepts, so the service stops at start instead of failing mid-match. The table of
+variables in docs/configuration.md is :func:`markdown_table` of every service's class (a test
+keeps it so).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from pydantic import Field, ValidationError, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from maumau.common.config import ConfigError, RedisConfig, ServiceConfig
+from maumau.common.config import ConfigError, ConsumerSettings, RedisConfig, ServiceConfig
 from maumau.common.quotas import Rates
 from maumau.common.redis_client import DEFAULT_SHARDS
 
@@ -288,6 +291,35 @@ class QuotaSettings(ServiceSettings):
             self.rate_per_address,
             self.registrations_per_address,
             exempt,
+        )
+
+
+class ResultsConsumerSettings(ServiceSettings):
+    """How a service's replicas read the results stream (``MatchResult``, one entry per
+    finished match) in the service's own consumer group (``matchmaking``, ``tournaments``): the
+    same variables under each service's prefix. Reads wait at most four of the service's ticks,
+    so a stop is never held up longer."""
+
+    tick_seconds: float
+    """How often a replica looks at its work: each service declares it with its own default."""
+    results_consumer: str = Field(
+        "",
+        description="this replica's name in its service's consumer group (`matchmaking`, "
+        "`tournaments`) reading finished matches (unset: host-pid)",
+    )
+    results_claim_idle_seconds: float = Field(
+        30.0,
+        gt=0,
+        le=86400,
+        description="after this, finished matches pending with a silent replica are taken over",
+    )
+
+    def results(self) -> ConsumerSettings:
+        """How a replica reads the results stream."""
+        return ConsumerSettings(
+            consumer=self.results_consumer,
+            claim_idle_seconds=self.results_claim_idle_seconds,
+            block_seconds=self.tick_seconds * 4,
         )
 
 

@@ -3,8 +3,9 @@
 One way for every service that follows another's stream (the rating service and the
 matchmakers' rooms both read ``MatchResult`` from the results stream). A service subclasses
 :class:`StreamConsumer`, writes ``handle()``, and lists ``run`` among its background workers
-(see ``maumau.common.lifecycle``); its settings class has a field per :class:`ConsumerSettings`
-value it lets operators change:
+(see ``maumau.common.lifecycle``); its settings class has a field per
+:class:`~maumau.common.config.ConsumerSettings` value it lets operators change (the results
+stream's readers: :class:`~maumau.common.settings.ResultsConsumerSettings`):
 
     class Follower(StreamConsumer):
         async def handle(self, entries: Sequence[StreamEntry]) -> None:
@@ -50,6 +51,7 @@ import prometheus_client
 import redis.asyncio as redis
 from google.protobuf.message import Message
 
+from maumau.common.config import ConsumerSettings
 from maumau.common.lifecycle import backoff, pause
 from maumau.v1 import game_pb2
 
@@ -101,23 +103,6 @@ def default_consumer_name() -> str:
     """host-pid: unique per replica, and the same again when a container restarts in its pod,
     so a restarted replica picks up its own pending entries at once."""
     return f"{socket.gethostname()}-{os.getpid()}"
-
-
-@dataclass(frozen=True)
-class ConsumerSettings:
-    """How one consumer reads its stream; a service's settings class has a field per value
-    (with its range) and builds this from them."""
-
-    consumer: str = ""
-    """This replica's name in the group; "": host-pid."""
-    batch: int = 100
-    """Entries read and handled per step."""
-    claim_idle_seconds: float = 30.0
-    """How long an entry may stay pending with a replica before another one takes it over."""
-    block_seconds: float = 0.5
-    """The longest one read waits for new entries (and a stop for that read)."""
-    gone_after_seconds: float = 3600.0
-    """A consumer of the group silent this long with no pending entry is removed."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,9 +36,10 @@ import prometheus_client
 import redis.asyncio as redis
 from redis.exceptions import WatchError
 
+from maumau.common.config import ConsumerSettings
 from maumau.common.errors import ServiceError
 from maumau.common.results import RESULTS_STREAM, BadEntry, read_result
-from maumau.common.streams import ConsumerSettings, StreamConsumer, StreamEntry
+from maumau.common.streams import StreamConsumer, StreamEntry
 from maumau.matchmaking.notify import Notifier
 from maumau.matchmaking.tables import MatchPlan, Tables, new_seed
 

@@ -14,19 +14,19 @@ from maumau.common.config import SERVICE_PORTS
 from maumau.common.settings import (
     QuotaSettings,
     RedisSettings,
+    ResultsConsumerSettings,
     TokenSettings,
     grpc_port,
     grpc_target,
     metrics_port,
     service_config,
 )
-from maumau.common.streams import ConsumerSettings
 
 PORTS = SERVICE_PORTS["matchmaking"]
 ENGINE = SERVICE_PORTS["engine"]
 
 
-class Settings(RedisSettings, TokenSettings, QuotaSettings):
+class Settings(RedisSettings, TokenSettings, QuotaSettings, ResultsConsumerSettings):
     """How tables form and how long things wait."""
 
     model_config = service_config("matchmaking")
@@ -115,20 +115,3 @@ class Settings(RedisSettings, TokenSettings, QuotaSettings):
     party_max: int = Field(
         4, ge=2, le=8, description="players and open invitations a party holds at most"
     )
-    results_consumer: str = Field(
-        "",
-        description="this replica's name in the `matchmaking` group reading finished matches "
-        "(unset: host-pid)",
-    )
-    results_claim_idle_seconds: float = Field(
-        30.0,
-        gt=0,
-        le=86400,
-        description="after this, finished matches pending with a silent replica are taken over",
-    )
-
-    def results(self) -> ConsumerSettings:
-        """How the rooms read the results stream."""
-        return ConsumerSettings(
-            self.results_consumer, 100, self.results_claim_idle_seconds, self.tick_seconds * 4
-        )

@@ -23,8 +23,9 @@ from collections.abc import Sequence
 import prometheus_client
 import redis.asyncio as redis
 
+from maumau.common.config import ConsumerSettings
 from maumau.common.results import RESULTS_STREAM, BadEntry, read_result
-from maumau.common.streams import ConsumerSettings, StreamConsumer, StreamEntry
+from maumau.common.streams import StreamConsumer, StreamEntry
 from maumau.rating.ladder import BadResult, Result
 from maumau.rating.store import RatingStore
 

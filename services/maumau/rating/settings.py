@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from maumau.common.config import SERVICE_PORTS
+from maumau.common.config import SERVICE_PORTS, ConsumerSettings
 from maumau.common.settings import RedisSettings, grpc_port, metrics_port, service_config
-from maumau.common.streams import ConsumerSettings
 from maumau.rating.farming import WINDOW_SECONDS
 
 PORTS = SERVICE_PORTS["rating"]

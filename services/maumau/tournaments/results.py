@@ -17,8 +17,9 @@ from functools import partial
 import prometheus_client
 import redis.asyncio as redis
 
+from maumau.common.config import ConsumerSettings
 from maumau.common.results import RESULTS_STREAM, BadEntry, read_result
-from maumau.common.streams import ConsumerSettings, StreamConsumer, StreamEntry
+from maumau.common.streams import StreamConsumer, StreamEntry
 from maumau.tournaments.state import Events, Tournament
 from maumau.tournaments.store import NotFound, TournamentStore
 

@@ -14,19 +14,19 @@ from maumau.common.config import SERVICE_PORTS
 from maumau.common.settings import (
     QuotaSettings,
     RedisSettings,
+    ResultsConsumerSettings,
     TokenSettings,
     grpc_port,
     grpc_target,
     metrics_port,
     service_config,
 )
-from maumau.common.streams import ConsumerSettings
 
 PORTS = SERVICE_PORTS["tournaments"]
 ENGINE = SERVICE_PORTS["engine"]
 
 
-class Settings(RedisSettings, TokenSettings, QuotaSettings):
+class Settings(RedisSettings, TokenSettings, QuotaSettings, ResultsConsumerSettings):
     """Limits, leases and times of the tournaments service."""
 
     model_config = service_config("tournaments")
@@ -77,17 +77,6 @@ class Settings(RedisSettings, TokenSettings, QuotaSettings):
         description="a championship tie for a podium place is played out in a deciding "
         "tournament that starts this long after the year ends",
     )
-    results_consumer: str = Field(
-        "",
-        description="this replica's name in the `tournaments` group reading finished matches "
-        "(unset: host-pid)",
-    )
-    results_claim_idle_seconds: float = Field(
-        30.0,
-        gt=0,
-        le=86400,
-        description="after this, finished matches pending with a silent replica are taken over",
-    )
     stuck_after_seconds: float = Field(
         300.0,
         gt=0,
@@ -103,8 +92,3 @@ class Settings(RedisSettings, TokenSettings, QuotaSettings):
         except (zoneinfo.ZoneInfoNotFoundError, ValueError):
             raise ValueError(f"{zone!r} is not a time zone name") from None
         return zone
-
-    def results(self) -> ConsumerSettings:
-        return ConsumerSettings(
-            self.results_consumer, 100, self.results_claim_idle_seconds, self.tick_seconds * 4
-        )
