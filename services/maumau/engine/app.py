@@ -20,10 +20,10 @@ from maumau.common.redis_server import pooled, reconnecting
 from maumau.common.results import trim_results
 from maumau.common.server import create_server
 from maumau.engine.follow import FollowHub, OpenStreams
-from maumau.engine.matches import DEADLINE_OVERDUE, MATCHES_ACTIVE, EngineSettings, Matches
+from maumau.engine.matches import DEADLINE_OVERDUE, MATCHES_ACTIVE, Matches
 from maumau.engine.players import PlayersService
 from maumau.engine.service import EngineService
-from maumau.engine.settings import Settings
+from maumau.engine.settings import EngineSettings, Settings
 from maumau.engine.store import ACTIVE, MatchCache, MatchStore, Status
 from maumau.v1 import engine_pb2_grpc, players_pb2_grpc
 

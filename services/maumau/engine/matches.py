@@ -20,10 +20,9 @@ from google.protobuf.message import Message
 
 from maumau import wire
 from maumau.common.errors import ServiceError
-from maumau.common.quotas import Rates
-from maumau.common.redis_client import DEFAULT_SHARDS
 from maumau.engine import lobby
 from maumau.engine.bots import BotPlayers
+from maumau.engine.settings import EngineSettings
 from maumau.engine.store import (
     Answers,
     Committed,
@@ -61,50 +60,6 @@ DEADLINE_OVERDUE = prometheus_client.Gauge(
     "How long the earliest deadline (turn timer, bot move) is past due, as seen in Redis: "
     "above a lease, the matches behind it stand still longer than their timers allow.",
 )
-
-
-@dataclass
-class EngineSettings:
-    bot_delay_seconds: float = 0.3
-    retention_seconds: int = 7 * 24 * 3600
-    default_max_timeouts: int = 3
-    deadline_lease_seconds: float = 10.0
-    """How long a claimed deadline is its replica's: one that dies meanwhile leaves it to come
-    due again on another replica after this long."""
-    bot_addresses: dict[str, str] = field(default_factory=dict)
-    """Bots service per level ('' for every level); none: the engine runs the policies itself."""
-    bot_budget_ms: int = 200
-    min_replicas: int | None = None
-    """Replicas that confirm each commit before it is acknowledged (None: the store's default,
-    see ``maumau.common.redis_client.Durability``)."""
-    wait_ms: int = 1000
-    shards: int = DEFAULT_SHARDS
-    """Shards of the deadlines (``MAUMAU_REDIS_SHARDS``)."""
-    redis_connections: int = 100
-    """Connections to Redis for calls; the deadline loop, health and the follow readers have
-    their own."""
-    cached_matches: int = 10_000
-    """Matches a replica remembers as it last read or committed them, so an action usually
-    costs one round trip to Redis instead of two (see ``store.MatchCache``)."""
-    lobby_seconds: int = 3600
-    """A match nobody started goes this long after its last change in the lobby."""
-    default_turn_seconds: int = 120
-    """The turn timer of a match whose creator chose none: every match with people has one."""
-    abandon_seconds: float = 2 * 3600
-    """A match with no action for this long ends as abandoned."""
-    player_history: int = 100
-    """Matches kept in each player's list (ListMatches)."""
-    results_trim_seconds: float = 30.0
-    """How often the results every consumer group acknowledged are removed from the stream."""
-    rates: Rates = field(default_factory=Rates)
-    """The rate limits on registering and creating matches."""
-    max_follow_streams: int = 10_000
-    follow_streams_per_player: int = 64
-    follow_queue_events: int = 256
-    """Events a follower may fall behind before its stream ends (it resumes from the last)."""
-    deadline_concurrency: int = 16
-    """Due deadlines (bot moves, turn timers) one replica handles at once, so one slow bot
-    never holds up the others."""
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,15 @@
-"""The engine's settings: ``MAUMAU_ENGINE_*``, the Bots services it asks, Redis and the secret."""
+"""The engine's settings: ``MAUMAU_ENGINE_*``, the Bots services it asks, Redis and the secret;
+and :class:`EngineSettings`, the part of them the match logic runs with, whose defaults are the
+variables' defaults."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 from pydantic import Field
 
 from maumau.common.config import SERVICE_PORTS
+from maumau.common.quotas import Rates
 from maumau.common.settings import (
     QuotaSettings,
     RedisSettings,
@@ -13,7 +18,6 @@ from maumau.common.settings import (
     metrics_port,
     service_config,
 )
-from maumau.engine.matches import EngineSettings
 
 PORTS = SERVICE_PORTS["engine"]
 BOTS = SERVICE_PORTS["bots"]
@@ -168,3 +172,55 @@ class Settings(RedisSettings, TokenSettings, QuotaSettings):
             abandon_seconds=self.abandon_seconds,
             player_history=self.player_history,
         )
+
+
+DEFAULTS = Settings.model_construct()
+"""The settings as they are with no variable set (the environment is not read)."""
+
+
+@dataclass
+class EngineSettings:
+    """What the match logic runs with: :meth:`Settings.engine` of the variables, or built
+    directly (tests). Unless told otherwise it runs as the variables' defaults say, except that
+    it asks no Bots service: with no ``bot_addresses`` the engine runs the policies itself."""
+
+    bot_delay_seconds: float = DEFAULTS.bot_delay_ms / 1000
+    retention_seconds: int = DEFAULTS.retention_seconds
+    default_max_timeouts: int = 3
+    deadline_lease_seconds: float = DEFAULTS.deadline_lease_seconds
+    """How long a claimed deadline is its replica's: one that dies meanwhile leaves it to come
+    due again on another replica after this long."""
+    bot_addresses: dict[str, str] = field(default_factory=dict)
+    """Bots service per level ('' for every level); none: the engine runs the policies itself."""
+    bot_budget_ms: int = DEFAULTS.bot_budget_ms
+    min_replicas: int | None = DEFAULTS.redis_min_replicas
+    """Replicas that confirm each commit before it is acknowledged (None: the store's default,
+    see ``maumau.common.redis_client.Durability``)."""
+    wait_ms: int = DEFAULTS.redis_wait_ms
+    shards: int = DEFAULTS.redis_shards
+    """Shards of the deadlines (``MAUMAU_REDIS_SHARDS``)."""
+    redis_connections: int = DEFAULTS.redis_connections
+    """Connections to Redis for calls; the deadline loop, health and the follow readers have
+    their own."""
+    cached_matches: int = DEFAULTS.cached_matches
+    """Matches a replica remembers as it last read or committed them, so an action usually
+    costs one round trip to Redis instead of two (see ``store.MatchCache``)."""
+    lobby_seconds: int = DEFAULTS.lobby_seconds
+    """A match nobody started goes this long after its last change in the lobby."""
+    default_turn_seconds: int = DEFAULTS.default_turn_seconds
+    """The turn timer of a match whose creator chose none: every match with people has one."""
+    abandon_seconds: float = DEFAULTS.abandon_seconds
+    """A match with no action for this long ends as abandoned."""
+    player_history: int = DEFAULTS.player_history
+    """Matches kept in each player's list (ListMatches)."""
+    results_trim_seconds: float = DEFAULTS.results_trim_seconds
+    """How often the results every consumer group acknowledged are removed from the stream."""
+    rates: Rates = field(default_factory=DEFAULTS.rates)
+    """The rate limits on registering and creating matches."""
+    max_follow_streams: int = DEFAULTS.max_follow_streams
+    follow_streams_per_player: int = DEFAULTS.follow_streams_per_player
+    follow_queue_events: int = DEFAULTS.follow_queue_events
+    """Events a follower may fall behind before its stream ends (it resumes from the last)."""
+    deadline_concurrency: int = DEFAULTS.deadline_concurrency
+    """Due deadlines (bot moves, turn timers) one replica handles at once, so one slow bot
+    never holds up the others."""
