@@ -9,15 +9,17 @@ round trip changed ("View.x").
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import enum
 import itertools
 import re
+import sys
 import types
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union, get_args, get_origin, get_type_hints
+from typing import Any, ClassVar, Union, get_args, get_origin
 
 import pytest
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
@@ -25,7 +27,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from maumau import wire
-from maumau.rules import Card, Ruleset
+from maumau.rules import Card, Ruleset, parse_action
 from maumau.rules import View as RulesView
 from maumau.rules import events as ev
 from maumau.rules.reasons import Reason
@@ -166,6 +168,24 @@ TEXTS = {
 CARDS = ("QH", "7S", "JD", "10C", "AS", "8H", "KD")
 
 
+def source_hints(cls: type) -> dict[str, Any]:
+    """The type hints of a rules type as its module's source writes them. A class of the
+    compiled core (mypyc) keeps only erased ones (``int | None`` reads as ``type``,
+    ``tuple[Card, ...]`` as ``tuple``), so they are read from the pure module, which is there
+    either way, and evaluated among the names of the module that runs."""
+    module = sys.modules[cls.__module__]
+    package, _, name = cls.__module__.rpartition(".")
+    source = Path(str(sys.modules[package].__file__)).parent / f"{name}.py"
+    tree = ast.parse(source.read_text())
+    node = next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls.__name__)
+    hints = {
+        line.target.id: eval(ast.unparse(line.annotation), vars(module))
+        for line in node.body
+        if isinstance(line, ast.AnnAssign) and isinstance(line.target, ast.Name)
+    }
+    return {name: hint for name, hint in hints.items() if get_origin(hint) is not ClassVar}
+
+
 class Filler:
     """Values of a rules type built from its type hints: every field set, no two numbers or
     neighbouring cards alike (so swapped fields show), one of each kind where a union allows
@@ -176,8 +196,10 @@ class Filler:
         self.cards = itertools.cycle(CARDS)
 
     def of(self, cls: type) -> Any:
-        hints = get_type_hints(cls)
-        return cls(**{f.name: self.value(hints[f.name], f.name) for f in dataclasses.fields(cls)})
+        hints = source_hints(cls)
+        if not hints:  # an action of no fields ("draw"): the rules core's one value of it
+            return parse_action(cls.text)  # type: ignore[attr-defined]
+        return cls(**{name: self.value(hint, name) for name, hint in hints.items()})
 
     def value(self, hint: Any, name: str) -> Any:
         if hint is bool:
