@@ -256,7 +256,7 @@ export class Table {
     const others = legal.filter((a) => !a.play);
     const seats = v.hand_sizes.map((size, seat) => {
       const classes = ["seat"];
-      if (seat === v.turn && v.phase !== "over") classes.push("turn");
+      if (seat === v.to_act) classes.push("turn");
       if (seat === v.seat) classes.push("me");
       const notes = [];
       if ((v.owing_call || []).includes(seat)) notes.push(t("owes_call"));
@@ -271,7 +271,7 @@ export class Table {
     const pending = v.pending === "draw" ? t("pending_draw", { n: v.pending_count })
       : v.pending === "skip" ? t("pending_skip")
       : v.pending === "draw4" ? t("pending_draw4", { n: v.pending_count }) : "";
-    const turnText = v.phase === "over" ? t("match_over") : v.turn === v.seat ? t("your_turn") : t("turn_of", { name: this.name(v.turn) });
+    const turnText = v.phase === "over" ? t("match_over") : v.to_act === v.seat ? t("your_turn") : t("turn_of", { name: this.name(v.to_act) });
     const hand = v.hand.map((card, index) => {
       const options = plays.get(card);
       const key = `card-${card}-${index}`;
@@ -304,7 +304,7 @@ export class Table {
     const serve = v.active_suit ? suitName(v.active_suit) : "";
     this.root.replaceChildren(
       $("section", { class: "table", "aria-label": t("round", { round: v.round }), "data-version": String(v.version),
-        "data-seat": String(v.seat), "data-turn": String(v.turn), "data-preset": v.ruleset.split(" ")[0] },
+        "data-seat": String(v.seat), "data-turn": String(v.to_act), "data-preset": v.ruleset.split(" ")[0] },
         $("div", { class: "status" },
           $("h2", { text: `${t("round", { round: v.round })} · ${v.ruleset}` }),
           $("p", { class: "whose", text: turnText }),

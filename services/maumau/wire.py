@@ -233,6 +233,7 @@ def view_to_pb(view: View, match_id: str, version: int) -> pb.View:
         phase=view.phase,
         turn=view.turn,
         chooser=view.chooser,
+        to_act=view.to_act,
         dealer=view.dealer,
         hand=[c.text for c in view.hand],
         hand_sizes=view.hand_sizes,
@@ -271,6 +272,7 @@ def view_from_pb(message: pb.View) -> View:
         phase=message.phase,
         turn=message.turn,
         chooser=message.chooser,
+        to_act=message.to_act if message.HasField("to_act") else _to_act(message),
         dealer=message.dealer,
         hand=tuple(map(Card.parse, message.hand)),
         hand_sizes=tuple(message.hand_sizes),
@@ -296,6 +298,13 @@ def view_from_pb(message: pb.View) -> View:
         maumaus=tuple(message.maumaus),
         starter_open=message.starter_open,
     )
+
+
+def _to_act(message: pb.View) -> int:
+    """The seat a view without ``to_act`` waits for (one from a server older than the field)."""
+    if message.phase == "over":
+        return -1
+    return message.chooser if message.phase == "starter_suit" else message.turn
 
 
 def reasons_to_pb(reasons: Iterable[Reason]) -> list[bots_pb.Reason]:

@@ -6,6 +6,7 @@ checked against is read from Redis with the engine's own store and the rules cor
 
 import asyncio
 import hashlib
+import itertools
 import random
 from collections.abc import Awaitable
 
@@ -536,3 +537,63 @@ async def test_follow_works_across_idle_periods_without_losing_events(address, e
     finally:
         await follower.cancel()
         await close_all(clients)
+
+
+# ---------------------------------------------------------------- 6. whose move it is
+
+
+def seed_with_a_jack_starter(seats: int) -> str:
+    """A server seed whose classic deal turns up a Jack: the dealer names its suit first."""
+    for n in itertools.count():
+        seed = f"jack starter {n}"
+        match, _ = Match.start(
+            Ruleset.create("classic"), seats, fairness.deal_seed(seed, [""] * seats)
+        )
+        if match.phase == "starter_suit" and match.chooser != match.turn:
+            return seed
+    raise AssertionError("unreachable")
+
+
+async def test_to_act_names_the_seat_the_match_waits_for_in_every_phase(address):
+    """game.proto, View.to_act: 'the seat the match waits for now: chooser in phase
+    "starter_suit", turn in "play" and "drawn", -1 once the match is over. It is your move when
+    to_act equals seat'. In classic 'a Jack starter lets the dealer wish' (maumau.rules.variants,
+    Classic) while turn already names the seat after the dealer, so a client waiting for
+    turn == seat would wait out the dealer's turn timer."""
+    alice, bob = await register_all(address, 2)
+    try:
+        reply = await alice.engine.CreateMatch(
+            engine_pb2.CreateMatchRequest(
+                ruleset=game_pb2.Ruleset(preset="classic", options={"target": "0"}),
+                seats=2,
+                server_seed=seed_with_a_jack_starter(2),
+                auto_start=True,
+                players=[
+                    engine_pb2.SeatedPlayer(seat=0, player_id=alice.player_id),
+                    engine_pb2.SeatedPlayer(seat=1, player_id=bob.player_id),
+                ],
+            ),
+            metadata=auth(service_token(SECRET)),
+        )
+        match_id = reply.match.match_id
+        clients = {0: alice, 1: bob}
+        for seat, client in clients.items():
+            client.seat_tokens[match_id] = reply.seat_tokens[seat]
+        views = {seat: await client.view(match_id) for seat, client in clients.items()}
+        chooser = views[0].chooser
+        assert views[0].phase == "starter_suit" and views[0].turn != chooser
+        assert {view.to_act for view in views.values()} == {chooser}
+        assert all(action.WhichOneof("kind") == "name_suit" for action in views[chooser].legal)
+        assert not views[1 - chooser].legal, "the seat named by turn may not move yet"
+
+        answer = await clients[chooser].act(match_id, views[chooser].legal[0])
+        assert answer.view.phase == "play"
+        assert answer.view.to_act == answer.view.turn
+        while (view := await alice.view(match_id)).phase != "over":
+            mover = clients[view.to_act]
+            mine = await mover.view(match_id)
+            assert mine.to_act == mine.seat and mine.legal
+            await mover.act(match_id, mine.legal[0])
+        assert view.to_act == -1
+    finally:
+        await close_all([alice, bob])

@@ -214,13 +214,14 @@ class View(_RulesFields):
 
     @property
     def due(self) -> int:
-        """The seat the match waits for: the chooser of a starter suit, else the turn."""
-        return self.chooser if self.phase == "starter_suit" else self.turn
+        """The seat the match waits for, ``to_act``: the chooser of a starter suit, else the
+        turn; -1 once the match is over."""
+        return self.to_act
 
     @property
     def my_turn(self) -> bool:
         """Whether the match waits for this seat."""
-        return self.phase != "over" and self.seat == self.due
+        return self.seat >= 0 and self.seat == self.to_act
 
     @property
     def over(self) -> bool:

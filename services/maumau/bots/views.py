@@ -36,7 +36,7 @@ def checked_view(message: game_pb2.View) -> View:
             raise invalid(f"view.hand_sizes: {size} is not a hand size (0 to {MAX_CARDS})")
     if not message.HasField("seat") or not 0 <= message.seat < seats:
         raise invalid(f"view.seat must be a seat of view.hand_sizes (0 to {seats - 1})")
-    for name in ("turn", "dealer", "chooser"):
+    for name in ("turn", "dealer", "chooser", "to_act"):
         if message.HasField(name) and not -1 <= getattr(message, name) < seats:
             raise invalid(f"view.{name} must be a seat of view.hand_sizes (0 to {seats - 1})")
     for name in ("in_round", "totals", "round_wins", "specials", "maumaus"):

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from . import legal
 from .actions import Action
 from .cards import Card
-from .kinds import Outcome
+from .kinds import OVER, STARTER_SUIT, Outcome
 
 if TYPE_CHECKING:
     from .state import MatchState
@@ -34,6 +34,9 @@ class View:
     turn: int
     chooser: int
     """The seat naming the starter's suit in phase 'starter_suit', else -1."""
+    to_act: int
+    """The seat the match waits for: ``chooser`` in phase 'starter_suit', ``turn`` in 'play' and
+    'drawn', -1 once the match is over. It is this seat's move when ``to_act == seat``."""
     dealer: int
     hand: tuple[Card, ...]
     hand_sizes: tuple[int, ...]
@@ -76,6 +79,7 @@ class View:
         phase: str,
         turn: int,
         chooser: int,
+        to_act: int,
         dealer: int,
         hand: tuple[Card, ...],
         hand_sizes: tuple[int, ...],
@@ -107,6 +111,7 @@ class View:
         object.__setattr__(self, "phase", phase)
         object.__setattr__(self, "turn", turn)
         object.__setattr__(self, "chooser", chooser)
+        object.__setattr__(self, "to_act", to_act)
         object.__setattr__(self, "dealer", dealer)
         object.__setattr__(self, "hand", hand)
         object.__setattr__(self, "hand_sizes", hand_sizes)
@@ -133,6 +138,14 @@ class View:
         object.__setattr__(self, "starter_open", starter_open)
 
 
+def to_act(m: MatchState) -> int:
+    """The seat the match waits for (see :attr:`View.to_act`): -1 once it is over."""
+    phase = m.phase
+    if phase is OVER:
+        return -1
+    return m.chooser if phase is STARTER_SUIT else m.turn
+
+
 def observe(m: MatchState, seat: int | None) -> View:
     """What ``seat`` may see of ``m``; None gives the spectator view with no hand at all."""
     variant = m.variant
@@ -144,6 +157,7 @@ def observe(m: MatchState, seat: int | None) -> View:
         phase=m.phase,
         turn=m.turn,
         chooser=m.chooser,
+        to_act=to_act(m),
         dealer=m.dealer,
         hand=tuple(m.hands[seat]) if seat is not None else (),
         hand_sizes=tuple(len(hand) for hand in m.hands),
