@@ -20,9 +20,9 @@ from typing import Any
 import grpc
 import prometheus_client
 
-from maumau.bots.views import checked_view, invalid
+from maumau.bots.views import checked_view
 from maumau.common import tokens
-from maumau.common.errors import ServiceError
+from maumau.common.errors import RETRY_AFTER_KEY, ServiceError, invalid
 from maumau.policies import LEVELS, decide, rank
 from maumau.rules import View
 from maumau.rules.reasons import REASONS, Reason, render_all
@@ -42,7 +42,6 @@ DEFAULT_BUDGET_MS = 200
 MAX_BUDGET_MS = 2000
 """The protocol's limit (bots.proto); a service may have a lower ceiling of its own."""
 
-RETRY_AFTER_KEY = "retry-after-ms"
 HINT_CALLERS = (tokens.TokenKind.PLAYER, tokens.TokenKind.SEAT, tokens.TokenKind.BOTS)
 
 

@@ -4,9 +4,7 @@ policy."""
 
 from __future__ import annotations
 
-import grpc
-
-from maumau.common.errors import ServiceError
+from maumau.common.errors import invalid
 from maumau.rules import View
 from maumau.v1 import game_pb2
 from maumau.wire import view_from_pb
@@ -17,10 +15,6 @@ MAX_CARDS = 1000
 
 PHASES = ("play", "drawn", "starter_suit", "over")
 PENDING = ("", "draw", "skip", "draw4")
-
-
-def invalid(message: str) -> ServiceError:
-    return ServiceError(grpc.StatusCode.INVALID_ARGUMENT, message)
 
 
 def checked_view(message: game_pb2.View) -> View:

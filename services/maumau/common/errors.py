@@ -106,6 +106,27 @@ class Exhausted(ServiceError):
         self.retry_after_seconds = retry_after_seconds
 
 
+def invalid(message: str) -> ServiceError:
+    """INVALID_ARGUMENT: the request is wrong in itself, whatever is stored."""
+    return ServiceError(grpc.StatusCode.INVALID_ARGUMENT, message)
+
+
+def not_found(message: str) -> ServiceError:
+    """NOT_FOUND: no such match, room, ticket, party or player."""
+    return ServiceError(grpc.StatusCode.NOT_FOUND, message)
+
+
+def denied(message: str) -> ServiceError:
+    """PERMISSION_DENIED: the caller may not do this (not its seat, not its room)."""
+    return ServiceError(grpc.StatusCode.PERMISSION_DENIED, message)
+
+
+def precondition(message: str) -> ServiceError:
+    """FAILED_PRECONDITION: a good request the thing refuses as it stands (a full room, a match
+    not started)."""
+    return ServiceError(grpc.StatusCode.FAILED_PRECONDITION, message)
+
+
 def status_for(error: BaseException) -> grpc.StatusCode | None:
     """The status an error maps to, or None when it is a fault the server did not expect."""
     if isinstance(error, ServiceError):

@@ -11,10 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-import grpc
-
 from maumau import fairness, wire
-from maumau.common.errors import ServiceError
+from maumau.common.errors import denied, invalid, precondition
 from maumau.engine.store import MatchRecord, Status
 from maumau.rules import Match, Ruleset
 from maumau.v1 import game_pb2
@@ -24,18 +22,6 @@ MAX_TURN_SECONDS = 3600
 MAX_NONCE_CHARS = 256
 STAND_IN_BOT = "random"
 """The bot that takes over a seat whose player left or let the turn timer run out too often."""
-
-
-def invalid(message: str) -> ServiceError:
-    return ServiceError(grpc.StatusCode.INVALID_ARGUMENT, message)
-
-
-def refused(message: str) -> ServiceError:
-    return ServiceError(grpc.StatusCode.FAILED_PRECONDITION, message)
-
-
-def denied(message: str) -> ServiceError:
-    return ServiceError(grpc.StatusCode.PERMISSION_DENIED, message)
 
 
 @dataclass(frozen=True)
@@ -120,19 +106,19 @@ def join(
     player is seated already (a rejoin, which changes nothing)."""
     if player_id in record.players:
         if record.left[record.players.index(player_id)]:
-            raise refused("you left this match for good; a bot plays your seat")
+            raise precondition("you left this match for good; a bot plays your seat")
         return None
     if record.status != Status.LOBBY:
-        raise refused("the match has started; only its players can rejoin")
+        raise precondition("the match has started; only its players can rejoin")
     if seat >= record.seats:
         raise invalid(f"there is no seat {seat} at this table of {record.seats}")
     free = record.free_seats()
     if seat < 0:
         if not free:
-            raise refused("the match is full")
+            raise precondition("the match is full")
         seat = free[0]
     if seat not in free:
-        raise refused(f"seat {seat} is not free")
+        raise precondition(f"seat {seat} is not free")
     return _seat(record, seat, player_id, name, nonce)
 
 
@@ -160,7 +146,7 @@ def leave(record: MatchRecord, seat: int) -> list[game_pb2.Event]:
         record.players[seat], record.names[seat], record.nonces[seat] = "", "", ""
         return [left]
     if record.status == Status.OVER:
-        raise refused("the match is over")
+        raise precondition("the match is over")
     record.left[seat], record.bots[seat] = True, STAND_IN_BOT
     return [left, game_pb2.Event(handed_to_bot=game_pb2.SeatOnly(seat=seat))]
 
@@ -179,10 +165,10 @@ def ready(record: MatchRecord) -> bool:
 def start(record: MatchRecord, now: float) -> tuple[Match, list[game_pb2.Event]]:
     """Deal the first round: the deal seed comes from the server seed and every nonce."""
     if record.status != Status.LOBBY:
-        raise refused("the match has already started")
+        raise precondition("the match has already started")
     free = record.free_seats()
     if free:
-        raise refused(f"seats {free} are still free: fill them or make them bot seats")
+        raise precondition(f"seats {free} are still free: fill them or make them bot seats")
     record.deal_seed = fairness.deal_seed(record.server_seed, record.nonces)
     match, events = Match.start(Ruleset.parse(record.ruleset), record.seats, record.deal_seed)
     record.status = Status.PLAYING

@@ -13,7 +13,7 @@ import grpc
 
 from maumau import fairness, wire
 from maumau.common import tokens
-from maumau.common.errors import ServiceError, status_for
+from maumau.common.errors import ServiceError, denied, invalid, precondition, status_for
 from maumau.common.players import PlayerDirectory
 from maumau.common.quotas import Quotas
 from maumau.common.tokens import bearer
@@ -105,7 +105,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         if not request_id:
             return tokens.new_id()
         if len(request_id) > MAX_REQUEST_ID:
-            raise lobby.invalid(f"request_id has at most {MAX_REQUEST_ID} characters")
+            raise invalid(f"request_id has at most {MAX_REQUEST_ID} characters")
         if isinstance(caller, tokens.ServiceClaims):
             who = f"service:{caller.service}"
         else:
@@ -125,7 +125,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         try:
             return wire.bot_level_from_pb(level)
         except ValueError as error:
-            raise lobby.invalid(str(error)) from None
+            raise invalid(str(error)) from None
 
     def _seat_token(self, match_id: str, seat: int, player_id: str) -> str:
         return tokens.issue_seat_token(self.secret, match_id, seat, player_id)
@@ -159,12 +159,12 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     ) -> engine_pb2.CreateMatchesResponse:
         caller = await self._caller(context)
         if not (isinstance(caller, tokens.ServiceClaims) and caller.service == RANKED_BY):
-            raise lobby.denied(
+            raise denied(
                 "CreateMatches is the matchmaker's (its service token); create one match with "
                 "CreateMatch"
             )
         if not 1 <= len(request.matches) <= MAX_CREATE_BATCH:
-            raise lobby.invalid(
+            raise invalid(
                 f"CreateMatches takes 1 to {MAX_CREATE_BATCH} matches, not "
                 f"{len(request.matches)}: send more in further calls"
             )
@@ -173,7 +173,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         prepared = []
         for n, one in enumerate(request.matches):  # every request checked before any write
             if not one.request_id:
-                raise lobby.invalid(
+                raise invalid(
                     f"matches[{n}] has no request_id: each match of CreateMatches needs its own, "
                     "so a retried call creates no match twice"
                 )
@@ -186,7 +186,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 raise ServiceError(status, f"matches[{n}]: {error}") from None
         ids = [change.record.match_id for change, _ in prepared]
         if len(set(ids)) < len(ids):
-            raise lobby.invalid("two matches of CreateMatches share a request_id")
+            raise invalid("two matches of CreateMatches share a request_id")
         created = await self.matches.create_many([change for change, _ in prepared])
         stored_all = []
         for stored, match_id in zip(created, ids, strict=True):
@@ -219,13 +219,13 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         the players it seats; ``names``: their display names when read already."""
         if request.server_seed and not isinstance(caller, tokens.ServiceClaims):
             # Whoever knows the server seed reads every hand once the nonces are published.
-            raise lobby.denied("only a platform service may choose the server seed; leave it empty")
+            raise denied("only a platform service may choose the server seed; leave it empty")
         if request.ranked and not (
             isinstance(caller, tokens.ServiceClaims) and caller.service == RANKED_BY
         ):
             # The ladder counts only what the matchmaker arranged: opponents a player did not
             # choose, bots at the level of the table's rating.
-            raise lobby.denied(
+            raise denied(
                 "ranked matches are made by the matchmaker only: queue with "
                 "Matchmaking.Enqueue(ranked=true) (or create a casual match: ranked=false)"
             )
@@ -328,7 +328,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     async def Act(self, request: engine_pb2.ActRequest, context: Context) -> engine_pb2.ActResponse:
         claims = self._seat(context)
         if not request.request_id or len(request.request_id) > 128:
-            raise lobby.invalid("request_id is required (1-128 characters, unique per action)")
+            raise invalid("request_id is required (1-128 characters, unique per action)")
         action = wire.action_from_pb(request.action)
 
         def act(stored: Stored) -> Change:
@@ -376,7 +376,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         viewer, match_id, _ = await self._viewer(context, request.match_id)
         stored = await self.matches.load(match_id)
         if stored.record.status == Status.LOBBY:
-            raise lobby.refused("the match has not started yet: no cards are dealt")
+            raise precondition("the match has not started yet: no cards are dealt")
         return seat_view(stored.record, Match.from_bytes(stored.state), viewer, stored.version)
 
     async def _viewer(self, context: Context, match_id: str) -> tuple[int | None, str, str]:
@@ -385,11 +385,11 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         if isinstance(claims, tokens.PlayerClaims):
             player = await self._checked(claims)
             if not match_id:
-                raise lobby.invalid("match_id is required to spectate")
+                raise invalid("match_id is required to spectate")
             return None, match_id, player.player_id
         assert isinstance(claims, tokens.SeatClaims)
         if match_id and match_id != claims.match_id:
-            raise lobby.denied("this seat token is for another match")
+            raise denied("this seat token is for another match")
         stored = await self._seat_match(claims)
         lobby.check_seat(stored.record, claims.seat, claims.player_id)
         return claims.seat, claims.match_id, claims.player_id
@@ -463,7 +463,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         player = await self._player(context)
         limit = request.limit or 20
         if not 1 <= limit <= 100:
-            raise lobby.invalid("limit must be from 1 to 100")
+            raise invalid("limit must be from 1 to 100")
         found = []
         for match_id in await self.matches.store.player_matches(player.player_id, limit):
             stored = await self.matches.store.load(match_id)
@@ -495,7 +495,7 @@ def event_position(after_event_id: str) -> str:
         int(part) <= LARGEST_ID_PART for part in after_event_id.split("-")
     ):
         return after_event_id
-    raise lobby.invalid(
+    raise invalid(
         f"after_event_id {after_event_id[:48]!r} is not an event id: give the id of the last "
         "event received (like '1700000000000-0'), or leave it empty to start from the first"
     )

@@ -19,6 +19,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from maumau.common.errors import RETRY_AFTER_KEY
 from maumau.gateway.settings import GatewaySettings
 from maumau.rules.errors import translate
 from maumau.v1 import (
@@ -78,10 +79,6 @@ KIND: Mapping[str, Mapping[str, str]] = {
         "INTERNAL": "Auf der Plattform ist etwas schiefgegangen",
     },
 }
-
-
-RETRY_AFTER_KEY = "retry-after-ms"
-"""The trailer in which a service's RESOURCE_EXHAUSTED says how many milliseconds to wait."""
 
 
 class Refusal(Exception):

@@ -24,7 +24,7 @@ import redis.asyncio as redis
 from redis.exceptions import WatchError
 
 from maumau.common import tokens
-from maumau.common.errors import ServiceError
+from maumau.common.errors import ServiceError, denied, not_found, precondition
 
 MAX_INVITATIONS = 16
 """Invitations kept per invited player: a flood of them pushes out the oldest, never more."""
@@ -40,18 +40,6 @@ def member_key(player_id: str) -> str:
 
 def invites_key(player_id: str) -> str:
     return f"mm:invites:{{{player_id}}}"
-
-
-def not_found(message: str) -> ServiceError:
-    return ServiceError(grpc.StatusCode.NOT_FOUND, message)
-
-
-def denied(message: str) -> ServiceError:
-    return ServiceError(grpc.StatusCode.PERMISSION_DENIED, message)
-
-
-def refused(message: str) -> ServiceError:
-    return ServiceError(grpc.StatusCode.FAILED_PRECONDITION, message)
 
 
 @dataclass
@@ -77,7 +65,7 @@ class PartyRecord:
             return
         self.invited = self.open_invitations(now)
         if player not in self.invited and len(self.members) + len(self.invited) >= most:
-            raise refused(f"the party is full: {most} players and invitations at most")
+            raise precondition(f"the party is full: {most} players and invitations at most")
         self.invited[player] = until
 
     def accept(self, player: str, now: float, most: int) -> None:
@@ -87,7 +75,7 @@ class PartyRecord:
         if self.invited.get(player, 0.0) <= now:
             raise not_found(f"no open invitation to party {self.party_id} for you")
         if len(self.members) >= most:
-            raise refused(f"the party is full: {most} players at most")
+            raise precondition(f"the party is full: {most} players at most")
         del self.invited[player]
         self.members.append(player)
 
@@ -167,7 +155,9 @@ class Parties:
             raise not_found("you have no open invitation to a party")
         current = await self.of(player)
         if current is not None and current.party_id != party_id:
-            raise refused(f"you are in party {current.party_id}: leave it before joining another")
+            raise precondition(
+                f"you are in party {current.party_id}: leave it before joining another"
+            )
         party = await self.update(party_id, lambda p: p.accept(player, now, self.most))
         await self._point(player, party_id)
         await self.redis.zrem(invites_key(player), party_id)

@@ -13,7 +13,7 @@ import grpc
 
 from maumau import wire
 from maumau.common import tokens
-from maumau.common.errors import ServiceError
+from maumau.common.errors import ServiceError, invalid, precondition
 from maumau.common.lifecycle import pause
 from maumau.common.players import PlayerDirectory
 from maumau.common.quotas import Quotas
@@ -39,14 +39,6 @@ from maumau.v1 import matchmaking_pb2, matchmaking_pb2_grpc
 Context = grpc.aio.ServicerContext[Any, Any]
 MIN_SEATS, MAX_SEATS = 2, 8
 MAX_REQUEST_ID = 128
-
-
-def invalid(message: str) -> ServiceError:
-    return ServiceError(grpc.StatusCode.INVALID_ARGUMENT, message)
-
-
-def precondition(message: str) -> ServiceError:
-    return ServiceError(grpc.StatusCode.FAILED_PRECONDITION, message)
 
 
 @functools.lru_cache(maxsize=256)

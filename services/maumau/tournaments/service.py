@@ -13,7 +13,7 @@ import grpc
 
 from maumau import wire
 from maumau.common import tokens
-from maumau.common.errors import ServiceError
+from maumau.common.errors import ServiceError, invalid
 from maumau.common.players import PlayerDirectory
 from maumau.common.quotas import Quotas
 from maumau.rules.errors import BadInput
@@ -38,10 +38,6 @@ from maumau.wire import BOT_LEVELS
 Context = grpc.aio.ServicerContext[Any, Any]
 FOLLOW_BLOCK_MS = 2000
 MAX_NAME = 64
-
-
-def invalid(message: str) -> ServiceError:
-    return ServiceError(grpc.StatusCode.INVALID_ARGUMENT, message)
 
 
 def _name(text: str, what: str, longest: int) -> str:
