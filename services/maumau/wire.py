@@ -52,12 +52,23 @@ def ruleset_to_pb(ruleset: Ruleset) -> pb.Ruleset:
 
 
 def action_from_pb(message: pb.Action) -> Action:
-    """The action a client sent, structured or as text; malformed input raises BadInput."""
+    """The action a client sent, structured or as text, or both for the same action (a legal
+    action of a view sent back); malformed input, or a text naming another action than the
+    structured kind, raises BadInput."""
     kind = message.WhichOneof("kind")
     if kind is None:
         if not message.text:
             raise BadInput("bad_action_text", text="")
         return parse_action(message.text)
+    action = _structured(message, kind)
+    text = message.text
+    if text and text != action.text and parse_action(text) != action:
+        raise BadInput("action_text_differs", text=text, action=action.text)
+    return action
+
+
+def _structured(message: pb.Action, kind: str) -> Action:
+    """The action of the message's structured kind."""
     if kind == "play":
         play = message.play
         return Play(Card.parse(play.card), _suit(play.suit) or None, _call(play.call) or None)

@@ -149,6 +149,12 @@ async def _(t: Table) -> Call:
     return act(t.mover, t.mover.seat_tokens[t.match_id], game_pb2.Action())
 
 
+@case("a text naming another action than the kind", Code.INVALID_ARGUMENT, "another action")
+async def _(t: Table) -> Call:
+    both = game_pb2.Action(draw=game_pb2.Empty(), text="pass")
+    return act(t.mover, t.mover.seat_tokens[t.match_id], both)
+
+
 @case("missing request_id", Code.INVALID_ARGUMENT, "request_id is required")
 async def _(t: Table) -> Call:
     return act(t.mover, t.mover.seat_tokens[t.match_id], text("draw"), request_id="")
@@ -440,3 +446,25 @@ async def test_the_bad_inputs_leave_the_match_playable(table):
     version = (await stored_match(table.store, table.match_id))[0].version
     answer = await table.mover.act(table.match_id, "draw", request_id=uuid.uuid4().hex)
     assert answer.version == version + 1
+
+
+async def test_an_action_with_its_text_beside_its_kind_names_one_action(table):
+    """game.proto, Action.text: 'in requests it may be sent instead of the structured kind, or
+    beside it for the same action ... A text that names another action than the structured kind
+    is INVALID_ARGUMENT (error code "action_text_differs")': the kind no longer wins silently,
+    and a legal action of a view sent back as it came (kind and text) is taken."""
+    token = table.mover.seat_tokens[table.match_id]
+    first = (await table.mover.view(table.match_id)).legal[0]
+    mixed = game_pb2.Action()
+    mixed.CopyFrom(first)
+    mixed.text = "pass"  # never legal in phase 'play', so never the same action as `first`
+    error = await refused(
+        table, lambda t: _ready(act(t.mover, token, mixed)), Code.INVALID_ARGUMENT, "'pass'"
+    )
+    assert dict(error.trailing_metadata() or ())["maumau-error-code"] == "action_text_differs"
+    answer = await table.mover.act(table.match_id, first, request_id=uuid.uuid4().hex)
+    assert answer.events, "the legal action sent back with its text was not taken"
+
+
+async def _ready(call: Call) -> Call:
+    return call

@@ -16,6 +16,8 @@ MESSAGES: Final[dict[str, dict[str, str]]] = {
         "bad_suit": "'{text}' is not a suit here: choose one of {allowed}",
         "bad_action_text": "'{text}' is not an action: try a card like 7H, JD:S, W+4:R, or draw, "
         "pass, accept, challenge, catch:2, call:last, suit:H",
+        "action_text_differs": "the action's text '{text}' names another action than its kind "
+        "({action}): send one of them, or both for the same action",
         "bad_option": "option {name}: {reason}",
         "unknown_preset": "no rule system '{name}': choose one of {allowed}",
         "bad_setup": "this setup is not playable: {reason}",
@@ -50,6 +52,8 @@ MESSAGES: Final[dict[str, dict[str, str]]] = {
         "bad_suit": "'{text}' ist hier keine Farbe: wähle eine von {allowed}",
         "bad_action_text": "'{text}' ist kein Zug: zum Beispiel 7H, JD:S, W+4:R, oder draw, pass, "
         "accept, challenge, catch:2, call:last, suit:H",
+        "action_text_differs": "der Text des Zugs '{text}' nennt einen anderen Zug als seine Art "
+        "({action}): schicke eines von beiden, oder beide für denselben Zug",
         "bad_option": "Option {name}: {reason}",
         "unknown_preset": "kein Regelwerk '{name}': wähle eines von {allowed}",
         "bad_setup": "dieser Aufbau ist nicht spielbar: {reason}",
