@@ -14,6 +14,7 @@ import json
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import grpc
 import pytest
@@ -21,8 +22,17 @@ import pytest
 from maumau.common.tokens import issue_seat_token
 from maumau.engine.store import MatchStore
 from maumau.rules import Match
-from maumau.v1 import engine_pb2, game_pb2, players_pb2, players_pb2_grpc
+from maumau.v1 import (
+    bots_pb2,
+    engine_pb2,
+    game_pb2,
+    matchmaking_pb2,
+    players_pb2,
+    players_pb2_grpc,
+    tournaments_pb2,
+)
 from tests.support.engine import Client, close_all, seated_table, snapshot, stored_match
+from tests.support.protos import comment
 from tests.support.rpc import auth
 
 Code = grpc.StatusCode
@@ -257,6 +267,12 @@ async def _(t: Table) -> Call:
     return create(t, t.stranger.token, server_seed="I know every card")
 
 
+@case("a player may not seat other players", Code.PERMISSION_DENIED, "players: only a platform")
+async def _(t: Table) -> Call:
+    seated = [engine_pb2.SeatedPlayer(seat=1, player_id=t.clients[0].player_id)]
+    return create(t, t.stranger.token, players=seated)
+
+
 # ---------------------------------------------------------------- creating and joining
 
 
@@ -468,3 +484,49 @@ async def test_an_action_with_its_text_beside_its_kind_names_one_action(table):
 
 async def _ready(call: Call) -> Call:
     return call
+
+
+SERVICE_ONLY: dict[str, Callable[[Table], object]] = {
+    "players": lambda t: [engine_pb2.SeatedPlayer(seat=1, player_id=t.clients[0].player_id)],
+    "server_seed": lambda t: "I know every card",
+    "ranked": lambda t: True,
+}
+"""A value for each field of CreateMatchRequest that engine.proto says only a service token
+may set."""
+
+
+def service_only_fields() -> list[str]:
+    """The fields of every proto's requests whose own comment says a service token sets them,
+    as message.field."""
+    return [
+        f"{message.name}.{field.name}"
+        for module in (engine_pb2, players_pb2, matchmaking_pb2, tournaments_pb2, bots_pb2)
+        for message in module.DESCRIPTOR.message_types_by_name.values()
+        if message.name.endswith("Request")
+        for field in message.fields
+        if "service token"
+        in comment(
+            Path(module.DESCRIPTOR.name).name, message.name, field.name, with_message=False
+        ).lower()
+    ]
+
+
+def test_every_field_only_a_service_token_sets_has_a_check():
+    """A request field any proto documents as a service token's has a sample below, so its
+    refusal is tested: only CreateMatchRequest has such fields."""
+    assert sorted(service_only_fields()) == [
+        f"CreateMatchRequest.{f}" for f in sorted(SERVICE_ONLY)
+    ]
+
+
+@pytest.mark.parametrize("field", sorted(SERVICE_ONLY))
+async def test_a_field_only_a_service_token_sets_is_refused_for_a_player(table, field):
+    """engine.proto, CreateMatchRequest: 'A field only a service token may set ... is
+    PERMISSION_DENIED with any other token, the message naming the field: never ignored'
+    (players with a player token used to be dropped silently, the match made without them)."""
+    value = SERVICE_ONLY[field](table)
+
+    async def build(t: Table) -> Call:
+        return create(t, t.stranger.token, **{field: value})
+
+    await refused(table, build, Code.PERMISSION_DENIED, f"{field}: ")

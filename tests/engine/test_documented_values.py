@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import random
 import re
-from pathlib import Path
 
 import pytest
 
@@ -24,9 +23,8 @@ from maumau.rules.variants import VARIANTS
 from maumau.tournaments.state import STATUSES
 from maumau.v1 import engine_pb2
 from tests.support.engine import Follower, close_all, play_to_the_end, seated_table
+from tests.support.protos import comment
 from tests.support.rpc import auth
-
-PROTOS = Path(__file__).resolve().parents[2] / "protos" / "maumau" / "v1"
 
 DREW_REASONS = ("deal", "draw", "penalty", "caught", "challenge", "ace")
 """Why the rules core hands a seat cards (``turns.give`` and the deal)."""
@@ -57,37 +55,6 @@ ONE_ROUND = {
     "ostfriesland": {"rounds": "1"},
     "colour": {"target": "0"},
 }
-
-
-def comment(file: str, message: str, field: str) -> str:
-    """The text of the comments on a field: the message's own comment, the lines above the
-    field and the ones beside and under it, without the ``//``."""
-    lines = (PROTOS / file).read_text().splitlines()
-    start = next(i for i, line in enumerate(lines) if re.match(rf"\s*message {message} \{{", line))
-    at = next(
-        i
-        for i in range(start, len(lines))
-        if re.match(rf"\s*(optional |repeated )?[\w.]+ {field} = \d+;", lines[i])
-    )
-    texts = _above(lines, start) + _above(lines, at)
-    texts.append(lines[at].partition("//")[2])
-    indent = len(lines[at]) - len(lines[at].lstrip())
-    for line in lines[at + 1 :]:
-        stripped = line.lstrip()
-        if not stripped.startswith("//") or len(line) - len(stripped) <= indent:
-            break
-        texts.append(stripped[2:])
-    return " ".join(text.strip() for text in texts)
-
-
-def _above(lines: list[str], at: int) -> list[str]:
-    texts: list[str] = []
-    for line in reversed(lines[:at]):
-        stripped = line.strip()
-        if not stripped.startswith("//"):
-            break
-        texts.insert(0, stripped[2:])
-    return texts
 
 
 def undocumented(text: str, words: tuple[str, ...] | set[str]) -> list[str]:

@@ -217,17 +217,26 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     ) -> tuple[Change, list[str]]:
         """The new match a CreateMatch request asks for (checked, not stored), and the ids of
         the players it seats; ``names``: their display names when read already."""
-        if request.server_seed and not isinstance(caller, tokens.ServiceClaims):
+        # The fields only a service token may set (engine.proto), each refused by its name.
+        platform = isinstance(caller, tokens.ServiceClaims)
+        if request.server_seed and not platform:
             # Whoever knows the server seed reads every hand once the nonces are published.
-            raise denied("only a platform service may choose the server seed; leave it empty")
+            raise denied(
+                "server_seed: only a platform service may choose the server seed; leave it empty"
+            )
         if request.ranked and not (
             isinstance(caller, tokens.ServiceClaims) and caller.service == RANKED_BY
         ):
             # The ladder counts only what the matchmaker arranged: opponents a player did not
             # choose, bots at the level of the table's rating.
             raise denied(
-                "ranked matches are made by the matchmaker only: queue with "
+                "ranked: ranked matches are made by the matchmaker only: queue with "
                 "Matchmaking.Enqueue(ranked=true) (or create a casual match: ranked=false)"
+            )
+        if request.players and not platform:
+            raise denied(
+                "players: only a platform service seats players as it creates a match; leave "
+                "it empty: you take a seat yourself, and the others join with JoinMatch"
             )
         table = lobby.Table(
             ruleset=wire.ruleset_from_pb(request.ruleset),
