@@ -597,3 +597,24 @@ async def test_to_act_names_the_seat_the_match_waits_for_in_every_phase(address)
         assert view.to_act == -1
     finally:
         await close_all([alice, bob])
+
+
+async def test_a_join_without_a_seat_takes_any_free_one(address):
+    """engine.proto, JoinMatchRequest.seat: 'left out: any free seat ... -1, which still means
+    any free seat in this release (deprecated)'. A seat left out used to be seat 0, the host's,
+    and the join failed ('seat 0 is not free')."""
+    host, guest, late = await register_all(address, 3)
+    try:
+        lobby = await host.create("online", 4, bots={1: game_pb2.BOT_LEVEL_RANDOM})
+        assert host.seats[lobby.match_id] == 0
+        joined = await guest.engine.JoinMatch(
+            engine_pb2.JoinMatchRequest(match_id=lobby.match_id), metadata=auth(guest.token)
+        )
+        assert joined.seat == 2
+        deprecated = await late.engine.JoinMatch(
+            engine_pb2.JoinMatchRequest(match_id=lobby.match_id, seat=-1),
+            metadata=auth(late.token),
+        )
+        assert deprecated.seat == 3
+    finally:
+        await close_all([host, guest, late])

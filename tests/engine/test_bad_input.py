@@ -98,7 +98,7 @@ def create(t: Table, token: str, preset: str = "online", seats: int = 2, **field
     return lambda: t.stranger.engine.CreateMatch(request, metadata=auth(token))
 
 
-def join(t: Table, client: Client, match_id: str, seat: int = -1) -> Call:
+def join(t: Table, client: Client, match_id: str, seat: int | None = None) -> Call:
     return lambda: client.engine.JoinMatch(
         engine_pb2.JoinMatchRequest(match_id=match_id, seat=seat), metadata=auth(client.token)
     )
@@ -327,6 +327,13 @@ async def _(t: Table) -> Call:
     lobby = await t.clients[0].create("online", 3)
     t.watched.append(lobby.match_id)
     return join(t, t.stranger, lobby.match_id, seat=7)
+
+
+@case("joining a negative seat", Code.INVALID_ARGUMENT, "seat -2 is not a seat: name one from 0")
+async def _(t: Table) -> Call:
+    lobby = await t.clients[0].create("online", 3)
+    t.watched.append(lobby.match_id)
+    return join(t, t.stranger, lobby.match_id, seat=-2)
 
 
 @case("joining a started match", Code.FAILED_PRECONDITION, "the match has started")

@@ -16,6 +16,7 @@ from maumau.common.errors import ServiceError
 from maumau.engine import lobby
 from maumau.engine.store import MatchRecord, Status
 from maumau.rules import BadInput, Match, Ruleset
+from maumau.v1 import engine_pb2
 
 NOW = 1_700_000_000.0
 SEED = "ab" * 32
@@ -97,7 +98,7 @@ def test_a_creator_places_players_only_on_free_seats() -> None:
 
 def test_joining_takes_the_first_free_seat_or_the_one_asked_for() -> None:
     record = new(3)
-    assert lobby.join(record, "ada", "Ada", -1, "").seat_joined.seat == 0  # type: ignore[union-attr]
+    assert lobby.join(record, "ada", "Ada", None, "").seat_joined.seat == 0  # type: ignore[union-attr]
     assert lobby.join(record, "bob", "Bob", 2, "n").seat_joined.seat == 2  # type: ignore[union-attr]
     assert record.players == ["ada", "", "bob"] and record.nonces == ["", "", "n"]
 
@@ -112,10 +113,10 @@ def test_a_taken_seat_a_full_table_and_a_started_match_refuse_a_newcomer() -> No
     assert refusal(lambda: lobby.join(record, "bob", "Bob", 2, "")).status == (
         grpc.StatusCode.INVALID_ARGUMENT
     )
-    lobby.join(record, "bob", "Bob", -1, "")
-    assert "the match is full" in str(refusal(lambda: lobby.join(record, "cy", "Cy", -1, "")))
+    lobby.join(record, "bob", "Bob", None, "")
+    assert "the match is full" in str(refusal(lambda: lobby.join(record, "cy", "Cy", None, "")))
     lobby.start(record, NOW)
-    started = refusal(lambda: lobby.join(record, "cy", "Cy", -1, ""))
+    started = refusal(lambda: lobby.join(record, "cy", "Cy", None, ""))
     assert "only its players can rejoin" in str(started)
 
 
@@ -126,22 +127,22 @@ def test_a_seated_player_rejoins_without_a_change_unless_they_left_during_play()
     assert record == before
     lobby.start(record, NOW)
     lobby.leave(record, 0)
-    refused = refusal(lambda: lobby.join(record, "p0", "P0", -1, ""))
+    refused = refusal(lambda: lobby.join(record, "p0", "P0", None, ""))
     assert refused.status == grpc.StatusCode.FAILED_PRECONDITION and "left" in str(refused)
 
 
 def test_a_long_nonce_is_refused_and_changes_nothing() -> None:
     record = new(2)
     before = record.copy()
-    refused = refusal(lambda: lobby.join(record, "ada", "Ada", -1, "x" * 257))
+    refused = refusal(lambda: lobby.join(record, "ada", "Ada", None, "x" * 257))
     assert refused.status == grpc.StatusCode.INVALID_ARGUMENT and "256" in str(refused)
     assert record == before
-    assert lobby.join(record, "ada", "Ada", -1, "x" * 256) is not None
+    assert lobby.join(record, "ada", "Ada", None, "x" * 256) is not None
 
 
 def test_leaving_the_lobby_frees_the_seat_and_leaving_play_hands_it_to_a_bot() -> None:
     record = new(3)
-    lobby.join(record, "ada", "Ada", -1, "nonce")
+    lobby.join(record, "ada", "Ada", None, "nonce")
     events = lobby.leave(record, 0)
     assert [e.WhichOneof("kind") for e in events] == ["left"]
     assert record.free_seats() == [0, 1, 2] and record.nonces[0] == "" and record.names[0] == ""
@@ -177,9 +178,9 @@ def test_only_a_seated_player_or_a_service_may_start() -> None:
 
 def test_a_match_starts_by_itself_once_its_last_seat_is_taken_if_it_asked_to() -> None:
     record = new(2, auto_start=True)
-    lobby.join(record, "ada", "Ada", -1, "")
+    lobby.join(record, "ada", "Ada", None, "")
     assert not lobby.ready(record)
-    lobby.join(record, "bob", "Bob", -1, "")
+    lobby.join(record, "bob", "Bob", None, "")
     assert lobby.ready(record)
     assert not lobby.ready(full(new(2)))  # not asked to
     lobby.start(record, NOW)
@@ -189,8 +190,8 @@ def test_a_match_starts_by_itself_once_its_last_seat_is_taken_if_it_asked_to() -
 def test_the_deal_comes_from_the_server_seed_and_every_nonce() -> None:
     """The fair-deal rule: deal seed = SHA-256(server seed | nonce 0 | nonce 1 ...)."""
     record = new(3, bots={2: "heuristic"})
-    lobby.join(record, "ada", "Ada", -1, "ada's words")
-    lobby.join(record, "bob", "Bob", -1, "")
+    lobby.join(record, "ada", "Ada", None, "ada's words")
+    lobby.join(record, "bob", "Bob", None, "")
     match, events = lobby.start(record, NOW + 5)
     assert record.deal_seed == fairness.deal_seed(SEED, ["ada's words", "", ""])
     assert match == Match.new(Ruleset.parse("classic"), 3, record.deal_seed)
@@ -202,7 +203,7 @@ def test_the_deal_comes_from_the_server_seed_and_every_nonce() -> None:
 
 def test_a_match_with_free_seats_does_not_start() -> None:
     record = new(3)
-    lobby.join(record, "ada", "Ada", -1, "")
+    lobby.join(record, "ada", "Ada", None, "")
     refused = refusal(lambda: lobby.start(record, NOW))
     assert refused.status == grpc.StatusCode.FAILED_PRECONDITION
     assert "seats [1, 2] are still free" in str(refused)
@@ -235,3 +236,20 @@ def test_no_seat_is_held_twice_whatever_joins_and_leaves_come(
             1,
             2,
         ]
+
+
+def test_a_join_names_a_seat_or_none_for_any_free_one() -> None:
+    """engine.proto, JoinMatchRequest.seat: left out, any free seat; a seat from 0 is that seat
+    (0 included); -1 is still any free seat (deprecated); other negative numbers are refused."""
+
+    def asked(**seat: int) -> int | None:
+        return lobby.requested_seat(engine_pb2.JoinMatchRequest(match_id="m1", **seat))
+
+    assert asked() is None
+    assert asked(seat=0) == 0 and asked(seat=3) == 3
+    assert asked(seat=-1) is None
+    for negative in (-2, -7, -(2**31)):
+        refused = refusal(lambda n=negative: asked(seat=n))
+        assert refused.status == grpc.StatusCode.INVALID_ARGUMENT and f"seat {negative}" in str(
+            refused
+        )

@@ -108,7 +108,7 @@ class Client:
             self.seats[reply.match.match_id] = seat
         return reply.match
 
-    async def join(self, match_id: str, seat: int = -1, nonce: str = "") -> int:
+    async def join(self, match_id: str, seat: int | None = None, nonce: str = "") -> int:
         reply = await self.engine.JoinMatch(
             engine_pb2.JoinMatchRequest(match_id=match_id, seat=seat, nonce=nonce),
             metadata=auth(self.token),

@@ -491,9 +491,11 @@ class Player:
         ((seat, token),) = reply.seat_tokens.items()
         return Seat(self, match, seat, token, nonce)
 
-    async def join(self, match_id: str, *, seat: int = -1, nonce: str | None = None) -> Seat:
-        """Take a free seat (any one with ``seat=-1``) of a match, or get back your own seat
-        with a fresh seat token."""
+    async def join(
+        self, match_id: str, *, seat: int | None = None, nonce: str | None = None
+    ) -> Seat:
+        """Take a free seat of a match (``seat``, or any free one when None), or get back your
+        own seat with a fresh seat token."""
         nonce = secrets.token_hex(16) if nonce is None else nonce
         request = engine_pb2.JoinMatchRequest(match_id=match_id, seat=seat, nonce=nonce)
         reply = await self.platform._call(

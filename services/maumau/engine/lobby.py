@@ -15,7 +15,7 @@ from maumau import fairness, wire
 from maumau.common.errors import denied, invalid, precondition
 from maumau.engine.store import MatchRecord, Status
 from maumau.rules import Match, Ruleset
-from maumau.v1 import game_pb2
+from maumau.v1 import engine_pb2, game_pb2
 from maumau.wire import BOT_LEVELS
 
 MAX_TURN_SECONDS = 3600
@@ -99,21 +99,39 @@ def sit(record: MatchRecord, seat: int, player_id: str, name: str, nonce: str) -
     return _seat(record, seat, player_id, name, nonce)
 
 
+ANY_SEAT_DEPRECATED = -1
+"""``JoinMatchRequest.seat`` -1: "any free seat" from before the field was optional; still taken
+so in this release (deprecated: leave the seat out instead), refused from the next one."""
+
+
+def requested_seat(request: engine_pb2.JoinMatchRequest) -> int | None:
+    """The seat a JoinMatch asks for; None for any free one (no seat, or the deprecated -1).
+    Any other negative number is INVALID_ARGUMENT."""
+    if not request.HasField("seat") or request.seat == ANY_SEAT_DEPRECATED:
+        return None
+    if request.seat < 0:
+        raise invalid(
+            f"seat {request.seat} is not a seat: name one from 0, or leave seat out for any "
+            "free one"
+        )
+    return request.seat
+
+
 def join(
-    record: MatchRecord, player_id: str, name: str, seat: int, nonce: str
+    record: MatchRecord, player_id: str, name: str, seat: int | None, nonce: str
 ) -> game_pb2.Event | None:
-    """A player takes ``seat`` (or the first free one when it is negative); None when the
-    player is seated already (a rejoin, which changes nothing)."""
+    """A player takes ``seat`` (or the first free one when None); None when the player is
+    seated already (a rejoin, which changes nothing)."""
     if player_id in record.players:
         if record.left[record.players.index(player_id)]:
             raise precondition("you left this match for good; a bot plays your seat")
         return None
     if record.status != Status.LOBBY:
         raise precondition("the match has started; only its players can rejoin")
-    if seat >= record.seats:
+    if seat is not None and seat >= record.seats:
         raise invalid(f"there is no seat {seat} at this table of {record.seats}")
     free = record.free_seats()
-    if seat < 0:
+    if seat is None:
         if not free:
             raise precondition("the match is full")
         seat = free[0]

@@ -287,12 +287,13 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         self, request: engine_pb2.JoinMatchRequest, context: Context
     ) -> engine_pb2.JoinMatchResponse:
         player = await self._player(context)
+        wanted = lobby.requested_seat(request)
         name = await self.players.name(player.player_id)
         now = time.time()
 
         def join(stored: Stored) -> Change | None:
             record = stored.record
-            joined = lobby.join(record, player.player_id, name, request.seat, request.nonce)
+            joined = lobby.join(record, player.player_id, name, wanted, request.nonce)
             return None if joined is None else seated(record, stored.state, [joined], now)
 
         updated = await self.matches.update(request.match_id, join)
