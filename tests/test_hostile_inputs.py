@@ -477,3 +477,73 @@ async def test_bytes_that_do_not_decode_are_invalid_argument(
                 wrong.append(f"{method.full_name} answered {code}: {details!r}")
         assert swept > 0
         assert not wrong, "\n".join(wrong)
+
+
+# ---------------------------------------------------------------- tokens of the wrong kind
+
+TOKEN_SERVICES = ("engine", "players", "bots", "matchmaking", "tournaments")
+"""The services whose calls take a token (rating's calls are public)."""
+
+
+async def _answer(
+    channel: grpc.aio.Channel, method: d.MethodDescriptor, token: str
+) -> tuple[grpc.StatusCode, str]:
+    """The status and details an empty request with ``token`` gets (a stream: its first
+    message)."""
+    path = f"/{method.containing_service.full_name}/{method.name}"
+    request = PROTOS_BY_NAME[method.input_type.full_name]()
+    options: dict[str, Any] = {
+        "request_serializer": type(request).SerializeToString,
+        "response_deserializer": PROTOS_BY_NAME[method.output_type.full_name].FromString,
+    }
+    metadata = tokens.bearer_metadata(token)
+    try:
+        if method.server_streaming:
+            stream = channel.unary_stream(path, **options)(
+                request, metadata=metadata, timeout=CALL_SECONDS
+            )
+            await stream.read()
+            stream.cancel()
+        else:
+            await channel.unary_unary(path, **options)(
+                request, metadata=metadata, timeout=CALL_SECONDS
+            )
+    except grpc.aio.AioRpcError as error:
+        return error.code(), error.details() or ""
+    return grpc.StatusCode.OK, ""
+
+
+async def test_a_valid_token_of_the_wrong_kind_is_permission_denied_on_every_service(
+    target: Target,
+) -> None:
+    """engine.proto, matchmaking.proto, tournaments.proto, players.proto, bots.proto: a missing
+    or bad token is UNAUTHENTICATED, a valid token of another kind PERMISSION_DENIED (it is a
+    good token, only not one this call takes; it used to be UNAUTHENTICATED, which tells a
+    client to sign in again). Every method of every service that takes a token, sent a valid
+    player, seat, service and bots token each: none is UNAUTHENTICATED, and each refusal of a
+    token's kind ("a seat token is needed") is PERMISSION_DENIED."""
+    engine = _address(target, "engine")
+    async with grpc.aio.insecure_channel(engine) as channel:
+        _, issued = await _credentials(channel)  # a new player, and a match of theirs
+    player, seat = issued[0], issued[1]
+    valid = {
+        "player": player,
+        "seat": seat,
+        "service": tokens.issue_service_token(SECRET, "hostile"),
+        "bots": tokens.issue_bots_token(SECRET, "hostile"),
+    }
+    kinds_refused: dict[str, set[str]] = {service: set() for service in TOKEN_SERVICES}
+    for service, method in METHODS:
+        if service not in TOKEN_SERVICES or (service, method.name) == ("players", "Register"):
+            continue
+        async with grpc.aio.insecure_channel(_address(target, service)) as channel:
+            for kind, token in valid.items():
+                if method.name == "RevokeTokens" and kind == "player":
+                    continue  # it would end the player token the other calls are sent
+                code, details = await _answer(channel, method, token)
+                where = f"{service}.{method.name} with a {kind} token: {code} {details}"
+                assert code != grpc.StatusCode.UNAUTHENTICATED, where
+                if "token is needed" in details:
+                    assert code == grpc.StatusCode.PERMISSION_DENIED, where
+                    kinds_refused[service].add(kind)
+    assert all(kinds_refused.values()), kinds_refused

@@ -163,24 +163,29 @@ async def test_malformed_views_are_refused_naming_the_field(bots, view, field):
 
 
 async def test_decide_takes_the_engines_bots_token_only(bots):
+    """bots.proto: 'A missing or bad token is UNAUTHENTICATED, a valid token of another kind
+    PERMISSION_DENIED'."""
     request = bots_pb2.DecideRequest(view=_view(), level=game_pb2.BOT_LEVEL_RANDOM)
     player = issue_player_token(SECRET, "p")
+    unauthenticated, denied = grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED
     refusals = {
-        "no token": ((), "authorization: Bearer"),
-        "a player's": (bearer_metadata(player), "a bots token is needed"),
+        "no token": ((), unauthenticated, "authorization: Bearer"),
+        "a player's": (bearer_metadata(player), denied, "a bots token is needed"),
         "a platform service's for other services": (
             bearer_metadata(issue_service_token(SECRET, "engine")),
+            denied,
             "a bots token is needed",
         ),
         "another secret's": (
             bearer_metadata(issue_bots_token(b"elsewhere", "engine")),
+            unauthenticated,
             "signature does not match",
         ),
     }
-    for name, (metadata, words) in refusals.items():
+    for name, (metadata, code, words) in refusals.items():
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await bots.Decide(request, metadata=metadata)
-        assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED, name
+        assert refused.value.code() == code, name
         assert words in refused.value.details(), name
     await bots.Decide(request)
 

@@ -3,9 +3,10 @@ left exactly as it was.
 
 engine.proto: 'FAILED_PRECONDITION for a move the rules forbid now (trailing metadata carries
 "maumau-error-code" and "maumau-error-params" JSON ...), INVALID_ARGUMENT for malformed input,
-NOT_FOUND for an unknown match, UNAUTHENTICATED for a missing or bad token, PERMISSION_DENIED for a
-token of another match or seat, RESOURCE_EXHAUSTED for an oversized message. An error never changes
-stored state.'
+NOT_FOUND for an unknown match, UNAUTHENTICATED for a missing, bad or expired token,
+PERMISSION_DENIED for a valid token of the wrong kind ..., a token of another match or seat, or a
+field only a service token may set ..., RESOURCE_EXHAUSTED for an oversized message. An error never
+changes stored state.'
 """
 
 from __future__ import annotations
@@ -228,19 +229,19 @@ async def _(t: Table) -> Call:
     return act(t.mover, forged, text("draw"))
 
 
-@case("a player token to act", Code.UNAUTHENTICATED, "a seat token is needed")
+@case("a player token to act", Code.PERMISSION_DENIED, "a seat token is needed")
 async def _(t: Table) -> Call:
     return act(t.mover, t.mover.token, text("draw"))
 
 
-@case("a player token to leave", Code.UNAUTHENTICATED, "a seat token is needed")
+@case("a player token to leave", Code.PERMISSION_DENIED, "a seat token is needed")
 async def _(t: Table) -> Call:
     return lambda: t.mover.engine.Leave(
         engine_pb2.LeaveRequest(match_id=t.match_id), metadata=auth(t.mover.token)
     )
 
 
-@case("a seat token to create a match", Code.UNAUTHENTICATED, "a player token is needed")
+@case("a seat token to create a match", Code.PERMISSION_DENIED, "a player token is needed")
 async def _(t: Table) -> Call:
     return create(t, t.mover.seat_tokens[t.match_id])
 

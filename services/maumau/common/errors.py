@@ -3,9 +3,11 @@
 A refused move is not a server fault: the rules core raises an error carrying a stable `code`
 (e.g. "not_your_turn"), its `params` and an English `message`. It becomes FAILED_PRECONDITION
 with the message as details, and the code and params in trailing metadata, so a client can show
-the message in its own language. A bad token becomes UNAUTHENTICATED. A write Redis refused because
-its memory is full (``maxmemory`` with ``noeviction``) becomes UNAVAILABLE saying so: the write was
-not made, and a retry later may succeed.
+the message in its own language. A bad token becomes UNAUTHENTICATED; a valid token of the wrong
+kind (a player token where a seat token is needed, ...) PERMISSION_DENIED: it is good, only not
+for this call. A write Redis refused because its memory is full (``maxmemory`` with
+``noeviction``) becomes UNAVAILABLE saying so: the write was not made, and a retry later may
+succeed.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import redis
 from redis import exceptions
 
 from maumau.common.redis_client import ReplicationShortfall
-from maumau.common.tokens import TokenError
+from maumau.common.tokens import TokenError, WrongKind
 from maumau.rules.errors import BadInput
 
 ERROR_CODE_KEY = "maumau-error-code"
@@ -135,6 +137,8 @@ def status_for(error: BaseException) -> grpc.StatusCode | None:
         return grpc.StatusCode.UNAVAILABLE
     if raised_in_redis_client(error):
         return grpc.StatusCode.UNAVAILABLE
+    if isinstance(error, WrongKind):  # a valid token, of a kind this call does not take
+        return grpc.StatusCode.PERMISSION_DENIED
     if isinstance(error, TokenError):
         return grpc.StatusCode.UNAUTHENTICATED
     if isinstance(error, BadInput):
