@@ -1,27 +1,35 @@
-// The page: lobby (play now, rooms, ranked queue), the table, the summary, profile and
-// leaderboards, tournaments. Paths: /, /room/CODE, /play?match=ID, /profile, /leaderboard,
+// The page: the front page (a table in one click: against the computer, with a friend, ranked),
+// rooms, the table, the summary, profile and leaderboards, tournaments, and a page for paths and
+// links that lead nowhere. Paths: /, /room/CODE, /play?match=ID, /profile, /leaderboard,
 // /tournaments, /tournament/ID.
 
 import { ApiError, Live, del, get, post } from "./api.js";
-import { lang, setLanguage, t } from "./i18n.js";
-import { $, Table, cardFace, checkFairness, dealConstants } from "./table.js";
+import { cardElement, deckOf, installSprite } from "./cards.js";
+import { $, applyMotion, fill, motionSetting, setMotion } from "./dom.js";
+import { cardName, lang, levelName, presetName, rulesetName, setLanguage, t } from "./i18n.js";
+import { Table, checkFairness, dealConstants, missing } from "./table.js";
 import { stopTournaments, tournamentPage, tournamentsPage } from "./tournaments.js";
 
 const main = document.getElementById("app");
 const announcer = document.getElementById("announcer");
 const errors = document.getElementById("errors");
-const state = { me: null, table: null, room: null, ticket: null, tips: localStorage.getItem("maumau.tips") === "on" };
+const TIPS_FOR = 3; // "Learn with tips" accompanies this many of your confirmed decisions
+const state = { me: null, table: null, room: null, ticket: null, tipsLeft: 0, starting: false };
+localStorage.removeItem("maumau.tips"); // tips are off after a reload: nothing of them is kept
 
 const PRESETS = ["classic", "online", "ostfriesland", "colour"];
 const LEVELS = ["random", "heuristic", "strong"];
-const SEATS = { classic: [2, 8], online: [2, 4], ostfriesland: [2, 8], colour: [2, 8] };
+const MAX_SEATS = { classic: 8, online: 4, ostfriesland: 8, colour: 8 };
+const SAMPLES = { classic: ["7H", "JS", "AD"], online: ["8C", "JH", "AS"], ostfriesland: ["9D", "JC", "7H"], colour: ["R7", "Gskip", "W+4"] };
 
 function announce(text, isError = false) {
-  announcer.textContent = text;
+  announcer.textContent = "";
+  setTimeout(() => { announcer.textContent = text; }, 30);
   if (isError) {
     errors.textContent = text;
     errors.hidden = false;
-    setTimeout(() => { errors.hidden = true; }, 6000);
+    clearTimeout(announce.timer);
+    announce.timer = setTimeout(() => { errors.hidden = true; }, 6000);
   }
 }
 
@@ -31,7 +39,7 @@ const live = new Live(onFrame, (up) => {
 
 function onFrame(frame) {
   if (frame.type === "event" && state.table && frame.topic === `match:${state.table.matchId}`) {
-    state.table.onEvent(frame.event);
+    state.table.onEvent(frame.event, frame.id);
   } else if (frame.type === "room" && state.room && frame.topic === `room:${state.room.code}`) {
     showRoom(frame.room);
   } else if (frame.type === "ticket") {
@@ -41,6 +49,40 @@ function onFrame(frame) {
   }
 }
 
+// ---------------------------------------------------------------- the options, kept per browser
+
+const OPTIONS_KEY = "maumau.options";
+const DEFAULTS = {
+  computers: 3, level: "heuristic", roomSeats: 4, roomLevel: "heuristic", rankedSeats: 4,
+  classic: { deck: "french52", target: "0" }, online: { wins: "1" }, ostfriesland: { rounds: "1" },
+  colour: { target: "0", teams: "false" },
+};
+
+function loadOptions() {
+  let kept = {};
+  try { kept = JSON.parse(localStorage.getItem(OPTIONS_KEY) || "{}") || {}; } catch { kept = {}; }
+  const options = structuredClone(DEFAULTS);
+  for (const [key, value] of Object.entries(kept)) {
+    if (!(key in options)) continue;
+    if (typeof options[key] === "object") Object.assign(options[key], value);
+    else options[key] = value;
+  }
+  return options;
+}
+
+function saveOptions(options) {
+  localStorage.setItem(OPTIONS_KEY, JSON.stringify(options));
+}
+
+const rulesetOf = (preset, options) => ({ preset, options: { ...options[preset] } });
+// A ruleset's text form ("classic target=50"), as the gateway sends the ruleset on.
+const rulesetText = ({ preset, options }) =>
+  [preset, ...Object.entries(options).map(([name, value]) => `${name}=${value}`)].join(" ");
+const teams = (preset, options) => preset === "colour" && options.colour.teams === "true";
+const soloSeats = (preset, options) => (teams(preset, options) ? 4 : Number(options.computers) + 1);
+const roomSeats = (preset, options) => (teams(preset, options) ? 4 : Math.min(Number(options.roomSeats), MAX_SEATS[preset]));
+const rankedSeats = (preset, options) => (teams(preset, options) ? 4 : Math.min(Number(options.rankedSeats), MAX_SEATS[preset]));
+
 // ---------------------------------------------------------------- chrome
 
 function chrome() {
@@ -48,28 +90,69 @@ function chrome() {
   document.title = t("title");
   const nav = document.getElementById("nav");
   const links = [["/", "nav_play"], ["/profile", "nav_profile"], ["/leaderboard", "nav_leaderboard"], ["/tournaments", "nav_tournaments"]];
-  nav.replaceChildren(...links.map(([href, key]) => $("a", { href, onclick: (e) => { e.preventDefault(); go(href); } }, t(key))));
+  fill(nav, links.map(([href, key]) => $("a", {
+    href, "aria-current": location.pathname === href ? "page" : null,
+    onclick: (e) => { e.preventDefault(); closeMenu(); go(href); },
+  }, t(key))));
+  const brand = document.getElementById("brand");
+  brand.textContent = t("title");
+  brand.onclick = (e) => { e.preventDefault(); go("/"); };
   const switcher = document.getElementById("lang");
-  switcher.textContent = t("switch_lang");
+  fill(switcher, $("span", { class: "long", text: t("switch_lang") }), $("span", { class: "short", "aria-hidden": "true", text: t("switch_lang_short") }));
   switcher.setAttribute("aria-label", t("switch_lang_label"));
   const tips = document.getElementById("tips");
-  tips.textContent = t("tips");
-  tips.setAttribute("aria-pressed", String(state.tips));
+  fill(tips, $("span", { class: "long", text: t("tips") }), $("span", { class: "short", "aria-hidden": "true", text: t("tips_short") }));
+  tips.setAttribute("aria-label", t("tips"));
+  tips.setAttribute("aria-pressed", String(state.tipsLeft > 0));
+  const motion = document.getElementById("motion");
+  motion.textContent = t("motion");
+  motion.setAttribute("aria-pressed", String(motionSetting()));
+  const menu = document.getElementById("menu");
+  menu.textContent = t("menu");
   document.getElementById("skip").textContent = t("skip");
+  applyMotion();
 }
+
+function closeMenu() {
+  document.getElementById("menu").setAttribute("aria-expanded", "false");
+  document.body.classList.remove("menu-open");
+}
+
+document.getElementById("menu").addEventListener("click", () => {
+  const open = document.getElementById("menu").getAttribute("aria-expanded") !== "true";
+  document.getElementById("menu").setAttribute("aria-expanded", String(open));
+  document.body.classList.toggle("menu-open", open);
+});
 
 document.getElementById("lang").addEventListener("click", () => {
   setLanguage(lang() === "de" ? "en" : "de");
+  closeMenu();
   chrome();
   route();
 });
 
 document.getElementById("tips").addEventListener("click", () => {
-  state.tips = !state.tips;
-  localStorage.setItem("maumau.tips", state.tips ? "on" : "off");
+  state.tipsLeft = state.tipsLeft > 0 ? 0 : TIPS_FOR;
+  announce(state.tipsLeft ? t("tips_on", { n: TIPS_FOR }) : t("tips_off"));
   chrome();
   if (state.table) state.table.tipsChanged();
 });
+
+document.getElementById("motion").addEventListener("click", () => {
+  setMotion(!motionSetting());
+  chrome();
+});
+
+// A confirmed decision of the player (a play, a draw or a pass): the tips count it.
+function decided() {
+  if (state.tipsLeft <= 0) return;
+  state.tipsLeft -= 1;
+  if (state.tipsLeft === 0) announce(t("tips_done"));
+  chrome();
+  if (state.table) state.table.tipsChanged();
+}
+
+const tips = { on: () => state.tipsLeft > 0, left: () => state.tipsLeft };
 
 function go(path) {
   history.pushState(null, "", path);
@@ -85,16 +168,21 @@ function leaveScreens() {
   state.room = null;
 }
 
+const KNOWN = [/^\/$/, /^\/rooms$/, /^\/queue$/, /^\/learn$/, /^\/play$/, /^\/profile$/, /^\/leaderboard$/,
+  /^\/tournaments$/, /^\/room\/[^/]+$/, /^\/tournament\/[^/]+$/];
+
 async function route() {
   leaveScreens();
   errors.hidden = true;
+  chrome();
   const path = location.pathname;
+  if (!KNOWN.some((pattern) => pattern.test(path))) return nowhere("nowhere_path", { path });
   if (!state.me) {
     try {
       state.me = await get("/api/session");
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 401) announce(error.message, true);
-      return signIn();
+      return signIn(path.startsWith("/room/") ? "welcome_room" : "welcome");
     }
   }
   live.start();
@@ -106,26 +194,26 @@ async function route() {
     }
     if (path === "/profile") return await profile();
     if (path === "/leaderboard") return await leaderboard();
-    if (path === "/tournaments") return await tournamentsPage(main, go, announce);
+    if (path === "/tournaments") return await tournamentsPage(main, go, announce, state.me);
     if (path.startsWith("/tournament/")) return await tournamentPage(main, decodeURIComponent(path.slice(12)), state.me, go, announce);
-    lobby();
+    frontPage();
   } catch (error) {
     announce(error.message, true);
-    if (!main.firstChild) lobby();
+    if (!main.querySelector("h1, .table")) frontPage();
   }
 }
 
-function field(labelKey, control) {
-  return $("label", { class: "field" }, $("span", { text: t(labelKey) }), control);
+function field(labelKey, control, hintKey) {
+  return $("label", { class: "field" }, $("span", { text: t(labelKey) }), control, hintKey ? $("small", { text: t(hintKey) }) : null);
 }
 
 function select(name, values, labelOf, value) {
-  return $("select", { name }, values.map((v) => $("option", { value: v, selected: v === value ? "selected" : null }, labelOf(v))));
+  return $("select", { name }, values.map((v) => $("option", { value: String(v), selected: String(v) === String(value) ? "selected" : null }, labelOf(v))));
 }
 
-function signIn() {
-  const input = $("input", { name: "name", required: "required", maxlength: "32", autocomplete: "nickname" });
-  const form = $("form", { class: "card-panel", onsubmit: async (e) => {
+function signIn(welcome) {
+  const input = $("input", { name: "name", required: "required", maxlength: "32", autocomplete: "nickname", id: "name" });
+  const form = $("form", { class: "panel sign-in", onsubmit: async (e) => {
     e.preventDefault();
     try {
       state.me = await post("/api/session", { name: input.value });
@@ -133,97 +221,151 @@ function signIn() {
     } catch (error) {
       announce(error.message, true);
     }
-  } }, $("p", { text: t("welcome") }), field("your_name", input), $("button", { type: "submit" }, t("start")));
-  main.replaceChildren($("h1", { text: t("title") }), form);
+  } }, $("p", { text: t(welcome) }), field("your_name", input), $("button", { type: "submit", class: "primary" }, t("start")));
+  fill(main, $("h1", { text: t("title") }), form);
   input.focus();
 }
 
-// ---------------------------------------------------------------- lobby
-
-function rulesetForm(prefix) {
-  const preset = select("preset", PRESETS, (p) => t(`preset_${p}`), "classic");
-  preset.id = `${prefix}-preset`;
-  const optionsBox = $("div", { class: "options" });
-  const drawOptions = () => {
-    const p = preset.value;
-    const controls = [];
-    if (p === "classic") {
-      controls.push(field("opt_deck", select("deck", ["french52", "skat32"], (d) => t(`deck_${d}`), "french52")));
-      controls.push(field("opt_target", $("input", { name: "target", type: "number", min: "0", max: "10000", value: "0" })));
-    } else if (p === "online") {
-      controls.push(field("opt_wins", $("input", { name: "wins", type: "number", min: "1", max: "100", value: "1" })));
-    } else if (p === "ostfriesland") {
-      controls.push(field("opt_rounds", $("input", { name: "rounds", type: "number", min: "1", max: "100", value: "1" })));
-    } else if (p === "colour") {
-      controls.push(field("opt_target", $("input", { name: "target", type: "number", min: "0", max: "10000", value: "0" })));
-      controls.push(field("opt_teams", select("teams", ["false", "true"], (v) => (v === "true" ? "✓" : "–"), "false")));
-    }
-    optionsBox.replaceChildren(...controls);
-  };
-  preset.addEventListener("change", drawOptions);
-  drawOptions();
-  const read = () => {
-    const options = {};
-    for (const control of optionsBox.querySelectorAll("input, select")) options[control.name] = String(control.value);
-    return { preset: preset.value, options };
-  };
-  return { nodes: [field("rule_system", preset), optionsBox], read, preset };
+// A page for a path, a match or a room that is not there.
+function nowhere(key, params = {}) {
+  fill(main, $("section", { class: "panel nowhere", "aria-labelledby": "nowhere-title" },
+    $("h1", { id: "nowhere-title", text: t(`${key}_title`) }),
+    $("p", { text: t(key, params) }),
+    $("p", {}, $("a", { href: "/", class: "button", onclick: (e) => { e.preventDefault(); go("/"); } }, t("to_front_page")))));
+  document.title = `${t(`${key}_title`)} · ${t("title")}`;
 }
 
-// A ruleset's text form ("classic target=50"), as the gateway sends the ruleset on.
-const rulesetText = ({ preset, options }) =>
-  [preset, ...Object.entries(options).map(([name, value]) => `${name}=${value}`)].join(" ");
+// ---------------------------------------------------------------- the front page
 
-function lobby() {
-  const play = rulesetForm("play");
-  const computers = select("computers", ["1", "2", "3"], (n) => n, "3");
-  const level = select("level", LEVELS, (l) => t(`level_${l}`), "heuristic");
-  const playForm = $("form", { class: "card-panel", id: "play-now", onsubmit: async (e) => {
-    e.preventDefault();
-    const nonce = randomNonce();
-    const ruleset = play.read();
-    const seats = Number(computers.value) + 1;
-    try {
+function frontPage() {
+  const options = loadOptions();
+  const running = $("div", { id: "running", "aria-live": "polite" });
+  const sections = $("div", { class: "modes" });
+  const draw = () => fill(sections, modeSection("computer", options), modeSection("friend", options), modeSection("ranked", options));
+  draw();
+  fill(main,
+    $("div", { class: "front-head" },
+      $("h1", { text: t("front_title", { name: state.me.name }) }),
+      $("p", { class: "lead", text: t("front_lead") })),
+    running,
+    sections,
+    moreOptions(options, () => { saveOptions(options); draw(); }));
+  if (state.ticket && state.ticket.state === "searching") showTicket(state.ticket);
+  showRunning(running);
+}
+
+function modeSection(mode, options) {
+  const id = `mode-${mode}`;
+  const sub = {
+    computer: t("mode_computer_sub", { level: levelName(options.level) }),
+    friend: t("mode_friend_sub"),
+    ranked: t("mode_ranked_sub"),
+  }[mode];
+  return $("section", { class: `mode ${mode}`, id: mode === "computer" ? "play-now" : mode === "friend" ? "create-room" : "ranked", "aria-labelledby": id },
+    $("div", { class: "mode-head" }, $("h2", { id, text: t(`mode_${mode}`) }), $("p", { text: sub })),
+    $("div", { class: "tiles" }, PRESETS.map((preset) => tile(mode, preset, options))),
+    mode === "ranked" ? $("div", { id: "ticket", "aria-live": "polite" }) : null);
+}
+
+function tile(mode, preset, options) {
+  const seats = mode === "computer" ? soloSeats(preset, options) : mode === "friend" ? roomSeats(preset, options) : rankedSeats(preset, options);
+  const ruleset = rulesetOf(preset, options);
+  const deck = deckOf(rulesetText(ruleset));
+  const fan = $("span", { class: "tile-cards", "aria-hidden": "true" },
+    SAMPLES[preset].map((card, i) => {
+      const face = cardElement(preset === "classic" && deck === "skat32" && card === "7H" ? "7H" : card, deck, { decorative: true });
+      face.style.setProperty("--i", String(i - 1));
+      return face;
+    }));
+  return $("button", { type: "button", class: "tile", "data-preset": preset, "data-mode": mode,
+    onclick: () => start(mode, preset) },
+  fan,
+  $("span", { class: "tile-name", text: presetName(preset) }),
+  $("span", { class: "tile-sub", text: rulesetName(rulesetText(ruleset), { short: true }) }),
+  $("span", { class: "tile-size", text: t("players_n", { n: seats }) }));
+}
+
+async function start(mode, preset) {
+  if (state.starting) return;
+  state.starting = true;
+  main.classList.add("starting");
+  const options = loadOptions();
+  const ruleset = rulesetOf(preset, options);
+  try {
+    if (mode === "computer") {
+      const seats = soloSeats(preset, options);
+      const nonce = randomNonce();
       // The deck's order is fetched (or found kept) before the nonce goes out: see dealConstants.
       await dealConstants(rulesetText(ruleset), seats).catch(() => null);
-      const answer = await post("/api/play", { ruleset, computers: seats - 1, level: level.value, nonce });
+      const answer = await post("/api/play", { ruleset, computers: seats - 1, level: options.level, nonce });
       localStorage.setItem(`maumau.nonce.${answer.match.match_id}`, nonce);
       go(`/play?match=${encodeURIComponent(answer.match.match_id)}`);
-    } catch (error) {
-      announce(error.message, true);
-    }
-  } }, $("h2", { text: t("play_now") }), ...play.nodes, field("computers", computers), field("level", level),
-  $("button", { type: "submit", id: "play-button" }, t("play")));
-
-  const room = rulesetForm("room");
-  const seats = $("input", { name: "seats", type: "number", min: "2", max: "8", value: "4" });
-  const roomLevel = select("bot_level", LEVELS, (l) => t(`level_${l}`), "heuristic");
-  const roomForm = $("form", { class: "card-panel", id: "create-room", onsubmit: async (e) => {
-    e.preventDefault();
-    try {
-      const created = await post("/api/rooms", { ruleset: room.read(), seats: Number(seats.value), bot_level: roomLevel.value });
+    } else if (mode === "friend") {
+      const created = await post("/api/rooms", { ruleset, seats: roomSeats(preset, options), bot_level: options.roomLevel });
       go(created.web_path);
-    } catch (error) {
-      announce(error.message, true);
-    }
-  } }, $("h2", { text: t("create_room") }), ...room.nodes, field("seats", seats), field("level", roomLevel),
-  $("button", { type: "submit" }, t("create_room")));
-
-  const ranked = rulesetForm("ranked");
-  const rankedSeats = $("input", { name: "seats", type: "number", min: "2", max: "8", value: "4" });
-  const queueForm = $("form", { class: "card-panel", id: "ranked", onsubmit: async (e) => {
-    e.preventDefault();
-    try {
-      const ticket = await post("/api/queue", { ruleset: ranked.read(), seats: Number(rankedSeats.value), ranked: true });
+    } else {
+      const ticket = await post("/api/queue", { ruleset, seats: rankedSeats(preset, options), ranked: true });
       showTicket(ticket);
       live.follow(`ticket:${ticket.ticket_id}`, { ticket_id: ticket.ticket_id });
-    } catch (error) {
-      announce(error.message, true);
     }
-  } }, $("h2", { text: t("ranked_queue") }), ...ranked.nodes, field("seats", rankedSeats),
-  $("button", { type: "submit" }, t("join_queue")), $("div", { id: "ticket", "aria-live": "polite" }));
+  } catch (error) {
+    announce(error.message, true);
+  } finally {
+    state.starting = false;
+    main.classList.remove("starting");
+  }
+}
 
-  main.replaceChildren($("h1", { text: `${t("title")} · ${state.me.name}` }), $("div", { class: "lobby" }, playForm, roomForm, queueForm));
+function moreOptions(options, changed) {
+  const control = (name, values, labelOf, get, set) => {
+    const node = select(name, values, labelOf, get());
+    node.addEventListener("change", () => { set(node.value); changed(); });
+    return node;
+  };
+  const levels = (key) => control(key, LEVELS, (l) => levelName(l, true), () => options[key], (v) => { options[key] = v; });
+  const seatsOf = (key, low, high) => control(key, range(low, high), (n) => t("seats_n", { n }), () => options[key], (v) => { options[key] = Number(v); });
+  const points = (preset, values) => control(`${preset}-target`, values, (n) => (n === "0" ? t("length_one_round") : t("length_points", { n })),
+    () => options[preset].target, (v) => { options[preset].target = v; });
+  const open = sessionStorage.getItem("maumau.more") === "open";
+  const details = $("details", { class: "more panel", id: "more", open: open ? "open" : null },
+    $("summary", { text: t("more_options") }),
+    $("div", { class: "more-groups" },
+      $("fieldset", {}, $("legend", { text: t("mode_computer") }),
+        field("opt_computers", control("computers", [1, 2, 3], (n) => t(n === 1 ? "computers_1" : "computers_n", { n }), () => options.computers, (v) => { options.computers = Number(v); })),
+        field("opt_level", levels("level"))),
+      $("fieldset", {}, $("legend", { text: t("mode_friend") }),
+        field("opt_room_seats", seatsOf("roomSeats", 2, 8), "opt_room_seats_hint"),
+        field("opt_room_level", levels("roomLevel"))),
+      $("fieldset", {}, $("legend", { text: t("mode_ranked") }),
+        field("opt_ranked_seats", seatsOf("rankedSeats", 2, 8))),
+      $("fieldset", {}, $("legend", { text: presetName("classic") }),
+        field("opt_deck", control("deck", ["french52", "skat32"], (d) => t(`deck_${d}`), () => options.classic.deck, (v) => { options.classic.deck = v; })),
+        field("opt_length", points("classic", ["0", "50", "100", "200"]))),
+      $("fieldset", {}, $("legend", { text: presetName("online") }),
+        field("opt_wins", control("wins", ["1", "2", "3", "5"], (n) => t(n === "1" ? "length_wins_1" : "length_wins", { n }), () => options.online.wins, (v) => { options.online.wins = v; }))),
+      $("fieldset", {}, $("legend", { text: presetName("ostfriesland") }),
+        field("opt_rounds", control("rounds", ["1", "3", "5", "10"], (n) => t(n === "1" ? "length_rounds_1" : "length_rounds", { n }), () => options.ostfriesland.rounds, (v) => { options.ostfriesland.rounds = v; }))),
+      $("fieldset", {}, $("legend", { text: presetName("colour") }),
+        field("opt_length", points("colour", ["0", "100", "200", "500"])),
+        field("opt_teams", control("teams", ["false", "true"], (v) => t(v === "true" ? "teams_yes" : "teams_no"), () => options.colour.teams, (v) => { options.colour.teams = v; })))),
+    $("p", { class: "hint", text: t("options_kept") }));
+  details.addEventListener("toggle", () => sessionStorage.setItem("maumau.more", details.open ? "open" : "closed"));
+  return details;
+}
+
+const range = (low, high) => Array.from({ length: high - low + 1 }, (_, i) => low + i);
+
+// "Your match is running": the latest match of this player not over yet, one click away.
+async function showRunning(box) {
+  const answer = await get("/api/matches").catch(() => null);
+  if (!answer || !box.isConnected) return;
+  const mine = (answer.matches || []).find((m) => m.status === "playing"
+    && (m.seat_info || []).some((s) => s.player_id === state.me.player_id && !s.left));
+  if (!mine) return;
+  const href = `/play?match=${encodeURIComponent(mine.match_id)}`;
+  fill(box, $("div", { class: "running panel" },
+    $("p", {}, $("strong", { text: t("running_title") }), ` ${rulesetName(mine.ruleset_text)}`),
+    $("a", { href, class: "button primary", id: "back-to-table", onclick: (e) => { e.preventDefault(); go(href); } }, t("running_back"))));
 }
 
 function randomNonce() {
@@ -240,6 +382,7 @@ function showTicket(ticket) {
   const box = document.getElementById("ticket");
   clearInterval(ticketTimer);
   if (ticket.state === "seated") {
+    state.ticket = null;
     if (box) box.textContent = t("seated");
     go(`/play?match=${encodeURIComponent(ticket.match_id)}`);
     return;
@@ -254,15 +397,27 @@ function showTicket(ticket) {
   const update = () => { text.textContent = t("waiting", { seconds: Math.floor((Date.now() - since) / 1000) }); };
   update();
   ticketTimer = setInterval(update, 1000);
-  box.replaceChildren(text, $("button", { type: "button", class: "secondary", onclick: async () => {
+  fill(box, $("div", { class: "ticket panel" }, text, $("button", { type: "button", class: "secondary", onclick: async () => {
     try { showTicket(await del(`/api/queue/${ticket.ticket_id}`)); } catch (error) { announce(error.message, true); }
-  } }, t("cancel")));
+  } }, t("cancel"))));
 }
 
 // ---------------------------------------------------------------- rooms
 
 async function enterRoom(code) {
-  const room = await post(`/api/rooms/${encodeURIComponent(code)}/join`);
+  let room;
+  try {
+    room = await post(`/api/rooms/${encodeURIComponent(code)}/join`);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    // A room already playing: a latecomer watches its match.
+    try {
+      room = await get(`/api/rooms/${encodeURIComponent(code)}`);
+    } catch (again) {
+      if (again instanceof ApiError && (again.status === 404 || again.status === 400)) return nowhere("nowhere_room", { code });
+      throw again;
+    }
+  }
   state.room = room;
   live.follow(`room:${room.code}`, { room: room.code });
   showRoom(room);
@@ -272,30 +427,37 @@ function showRoom(room) {
   state.room = room;
   let section = document.getElementById("room");
   if (!section) {
-    section = $("section", { id: "room" });
-    main.replaceChildren(section, $("div", { id: "room-table" }));
+    section = $("section", { id: "room", class: "room" });
+    fill(main, section, $("div", { id: "room-table" }));
   }
   const link = `${location.origin}${room.web_path}`;
+  const watching = room.your_seat === undefined || room.your_seat < 0;
   const statusText = room.status === "open" ? t("room_open") : room.status === "starting" ? t("room_starting") : t("room_playing", { n: room.matches_started });
-  const seats = room.seat_list.map((s) => $("li", { "data-seat": s.seat },
-    `${t("seat", { seat: s.seat })}: ${s.name || (s.bot_level ? t("bot", { seat: s.seat }) : t("empty_seat"))}`,
+  const seats = room.seat_list.map((s) => $("li", { "data-seat": String(s.seat), class: s.seat === room.your_seat ? "me" : null },
+    $("span", { class: "who", text: s.name || (s.bot_level ? t("bot", { seat: s.seat }) : t("empty_seat")) }),
     s.seat === room.your_seat ? ` ${t("you_mark")}` : "",
     s.player_id && s.player_id === room.host_player_id ? ` · ${t("host_mark")}` : "",
     ` · ${t("wins", { n: s.wins })}`));
   const isHost = state.me && room.host_player_id === state.me.player_id;
   const linkInput = $("input", { id: "invite-link", readonly: "readonly", value: link, "aria-label": t("invite") });
-  section.replaceChildren(
-    $("h1", { text: t("room", { code: room.code }) }),
-    $("p", { class: "room-status", text: `${room.ruleset_text} · ${statusText}` }),
+  fill(section,
+    $("div", { class: "room-head" },
+      $("h1", { text: t("room", { code: room.code }) }),
+      $("p", { class: "room-status", text: `${rulesetName(room.ruleset_text)} · ${statusText}` })),
     $("div", { class: "invite" }, linkInput, $("button", { type: "button", class: "secondary", onclick: async () => {
       try { await navigator.clipboard.writeText(link); announce(t("copied")); } catch { linkInput.select(); }
     } }, t("copy"))),
-    $("ol", { class: "room-seats" }, seats),
-    isHost && room.status === "open" ? $("button", { type: "button", id: "start-room", onclick: async () => {
+    room.match_id
+      ? $("details", { class: "room-tally", open: window.innerWidth > 640 ? "open" : null },
+        $("summary", { text: t("room_tally") }), $("ol", { class: "room-seats", "aria-label": t("seats_label") }, seats))
+      : $("ol", { class: "room-seats", "aria-label": t("seats_label") }, seats),
+    watching ? $("p", { class: "watching-note", text: room.match_id ? t("room_watching") : t("room_full") }) : null,
+    isHost && room.status === "open" ? $("button", { type: "button", id: "start-room", class: "primary", onclick: async () => {
       try { showRoom(await post(`/api/rooms/${room.code}/start`)); } catch (error) { announce(error.message, true); }
     } }, t("host_start")) : null);
-  if (room.match_id && room.your_seat >= 0 && (!state.table || state.table.matchId !== room.match_id)) {
-    if (!state.table || !state.table.finished) roomTable(room.match_id);
+  section.classList.toggle("compact", Boolean(room.match_id));
+  if (room.match_id && (!state.table || state.table.matchId !== room.match_id)) {
+    if (!state.table || !state.table.finished || watching) roomTable(room.match_id);
     else {
       const next = document.getElementById("next-match");
       if (next) next.hidden = false;
@@ -306,7 +468,9 @@ function showRoom(room) {
 function roomTable(matchId) {
   if (state.table) state.table.stop();
   const holder = document.getElementById("room-table");
-  const table = new Table(holder, live, announce, { matchId, onOver: (done) => summary(done, holder, true), tipsOn: () => state.tips });
+  const tableRoot = $("div", { class: "table-root" });
+  fill(holder, tableRoot);
+  const table = new Table(tableRoot, live, announce, { matchId, onOver: (done) => summary(done, holder, true), tips, onDecision: decided });
   state.table = table;
   table.start().catch((error) => announce(error.message, true));
 }
@@ -315,11 +479,19 @@ function roomTable(matchId) {
 
 async function openTable(matchId) {
   const holder = $("div", { id: "solo-table" });
-  main.replaceChildren(holder);
+  const tableRoot = $("div", { class: "table-root" });
+  fill(main, fill(holder, tableRoot));
   const tournament = new URLSearchParams(location.search).get("tournament");
-  const table = new Table(holder, live, announce, { matchId, onOver: (done) => summary(done, holder, false, tournament), tipsOn: () => state.tips });
+  const table = new Table(tableRoot, live, announce, { matchId, onOver: (done) => summary(done, holder, false, tournament), tips, onDecision: decided });
   state.table = table;
-  await table.start();
+  try {
+    await table.start();
+  } catch (error) {
+    table.stop();
+    state.table = null;
+    if (missing(error)) return nowhere("nowhere_match");
+    throw error;
+  }
 }
 
 async function summary(table, holder, inRoom, tournament = null) {
@@ -335,29 +507,69 @@ async function summary(table, holder, inRoom, tournament = null) {
     started: table.started, seed: table.seed, seat: v.seat, nonce: localStorage.getItem(`maumau.nonce.${table.matchId}`),
     events: table.events, seats: seatCount, deal,
   });
-  const rating = $("div", { class: "xp", "aria-live": "polite", text: t("waiting_rating") });
-  const panel = $("section", { class: "summary", id: "summary", "aria-labelledby": "summary-title" },
-    $("h2", { id: "summary-title", text: t("match_over") }),
-    $("p", { class: "result", text: winners.includes(v.seat) ? t("you_won") : t("you_lost") }),
-    $("p", { text: t("winners", { names: winners.map((s) => table.name(s)).join(", ") }) }),
+  const watching = v.seat === undefined || v.seat < 0;
+  const won = winners.includes(v.seat);
+  const lastRound = table.rounds.at(-1);
+  const last = table.lastPlay;
+  const finisher = lastRound ? lastRound.winner : last ? last.seat : null;
+  const winning = last && finisher !== null && last.seat === finisher
+    ? $("p", { class: "winning-card" },
+      cardElement(last.card, table.deck, { class: "small" }),
+      $("span", { text: finisher === v.seat ? t("you_went_out", { card: cardName(last.card) }) : t("went_out", { who: table.name(finisher), card: cardName(last.card) }) }))
+    : null;
+  const rating = $("div", { class: "xp", "aria-live": "polite", text: watching ? "" : t("waiting_rating") });
+  const again = inRoom
+    ? $("div", { class: "actions" }, $("p", { text: t("next_match") }),
+      $("button", { type: "button", id: "next-match", class: "primary", hidden: state.room && state.room.match_id !== table.matchId ? null : "hidden",
+        onclick: () => roomTable(state.room.match_id) }, t("next_match_button")))
+    : $("div", { class: "actions" },
+      tournament
+        ? $("button", { type: "button", id: "back-to-tournament", class: "primary", onclick: () => go(`/tournament/${encodeURIComponent(tournament)}`) }, t("tour_back"))
+        : [
+          !watching && table.info && !table.info.ranked ? $("button", { type: "button", id: "new-match", class: "primary", onclick: () => playAgain(table) }, t("play_again")) : null,
+          $("a", { href: "/", class: "button", id: "front-page", onclick: (e) => { e.preventDefault(); go("/"); } }, t("to_front_page")),
+        ]);
+  const panel = $("section", { class: `summary panel${won ? " won" : ""}`, id: "summary", "aria-labelledby": "summary-title" },
+    $("h2", { id: "summary-title", tabindex: "-1", text: t("match_over") }),
+    $("p", { class: "result", text: watching ? t("winners", { names: winners.map((s) => table.name(s)).join(", ") }) : won ? t("you_won") : t("you_lost") }),
+    watching || (won && winners.length === 1) ? null : $("p", { text: t("winners", { names: winners.map((s) => table.name(s)).join(", ") }) }),
+    winning,
     $("table", { class: "scores" },
       $("caption", { text: t("scores_per_round") }),
-      $("thead", {}, $("tr", {}, $("th", { scope: "col", text: "#" }), ...seats.map((s) => $("th", { scope: "col", text: table.name(s) })))),
+      $("thead", {}, $("tr", {}, $("th", { scope: "col", text: t("round_column") }), ...seats.map((s) => $("th", { scope: "col", class: winners.includes(s) ? "winner" : null, text: table.name(s) })))),
       $("tbody", {}, rows),
-      $("tfoot", {}, $("tr", {}, $("th", { scope: "row", text: t("total") }), ...seats.map((s) => $("td", { text: String(totals[s] ?? "") }))))),
+      $("tfoot", {}, $("tr", {}, $("th", { scope: "row", text: t("total") }), ...seats.map((s) => $("td", { class: winners.includes(s) ? "winner" : null, text: String(totals[s] ?? "") }))))),
     rating,
     $("h3", { text: t("fair_check") }),
     $("ul", { class: `fairness ${fairness.ok ? "ok" : "bad"}`, id: "fairness" }, fairness.lines.map((line) => $("li", { text: line }))),
-    inRoom ? $("div", { class: "actions" }, $("p", { text: t("next_match") }),
-      $("button", { type: "button", id: "next-match", hidden: state.room && state.room.match_id !== table.matchId ? null : "hidden",
-        onclick: () => roomTable(state.room.match_id) }, t("next_match_button"))) : $("div", { class: "actions" },
-      tournament ? $("button", { type: "button", id: "back-to-tournament", onclick: () => go(`/tournament/${encodeURIComponent(tournament)}`) }, t("tour_back"))
-        : $("button", { type: "button", id: "new-match", onclick: () => go("/") }, t("new_match"))));
-  holder.replaceChildren(panel);
+    again);
+  const old = holder.querySelector("#summary");
+  if (old) old.remove();
+  holder.append(panel);
   announce(`${t("match_over")}. ${fairness.lines.at(-1)}`);
-  panel.querySelector("h2").setAttribute("tabindex", "-1");
-  panel.querySelector("h2").focus();
-  showXp(table, rating);
+  panel.querySelector("h2").focus({ preventScroll: true });
+  panel.scrollIntoView({ block: "start", behavior: "auto" });
+  if (!watching) showXp(table, rating);
+}
+
+// The same table again: the rule system, the computers and their level of the match just over.
+async function playAgain(table) {
+  if (state.starting) return;
+  state.starting = true;
+  try {
+    const info = table.info;
+    const bots = (info.seat_info || []).filter((s) => s.bot_level);
+    const ruleset = { preset: info.ruleset.preset, options: { ...(info.ruleset.options || {}) } };
+    const nonce = randomNonce();
+    await dealConstants(rulesetText(ruleset), info.seats).catch(() => null);
+    const answer = await post("/api/play", { ruleset, computers: info.seats - 1, level: (bots[0] && bots[0].bot_level) || "heuristic", nonce });
+    localStorage.setItem(`maumau.nonce.${answer.match.match_id}`, nonce);
+    go(`/play?match=${encodeURIComponent(answer.match.match_id)}`);
+  } catch (error) {
+    announce(error.message, true);
+  } finally {
+    state.starting = false;
+  }
 }
 
 // The rating service applies the result moments later: ask a few times.
@@ -371,7 +583,7 @@ async function showXp(table, box) {
         const span = Math.max(1, Number(me.next_level_xp) - Number(me.level_xp));
         const progress = Number(me.xp) - Number(me.level_xp);
         const parts = [
-          $("p", { text: t("xp_earned", { xp: mine.xp || 0 }) }),
+          $("p", { class: "xp-earned", text: t("xp_earned", { xp: mine.xp || 0 }) }),
           $("p", { text: t("level_of", { level: me.level }) }),
           $("progress", { max: String(span), value: String(progress), "aria-label": t("xp_progress", { xp: me.xp, next: me.next_level_xp }) }),
           $("span", { text: ` ${t("xp_progress", { xp: me.xp, next: me.next_level_xp })}` }),
@@ -379,7 +591,7 @@ async function showXp(table, box) {
         if (summary.ranked && mine.before && mine.after) {
           parts.push($("p", { class: "rating-change", text: t("rating_change", { before: mine.before.display, after: mine.after.display }) }));
         }
-        box.replaceChildren(...parts);
+        fill(box, parts);
         return;
       }
     } catch {
@@ -387,6 +599,7 @@ async function showXp(table, box) {
     }
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
+  if (box.isConnected) box.textContent = "";
 }
 
 // ---------------------------------------------------------------- profile and leaderboards
@@ -394,47 +607,48 @@ async function showXp(table, box) {
 async function profile() {
   const me = await get("/api/profile").catch(() => null);
   if (!me) {
-    main.replaceChildren($("h1", { text: t("profile") }), $("p", { text: t("nobody") }));
+    fill(main, $("h1", { text: t("profile") }), $("p", { text: t("nobody") }));
     return;
   }
   const span = Math.max(1, Number(me.next_level_xp) - Number(me.level_xp));
-  main.replaceChildren(
+  fill(main,
     $("h1", { text: `${t("profile")}: ${me.name}` }),
     $("p", { text: `${t("level_of", { level: me.level })} · ${t("xp_progress", { xp: me.xp, next: me.next_level_xp })}` }),
     $("progress", { max: String(span), value: String(Number(me.xp) - Number(me.level_xp)), "aria-label": t("xp") }),
     $("p", { text: `${t("matches_played", { n: me.matches_played })}, ${t("matches_won", { n: me.matches_won })}` }),
     $("h2", { text: t("ratings") }),
-    table([t("rule_system"), t("season"), t("rating"), t("rank"), t("played")],
-      me.ratings.map((r) => [t(`preset_${r.preset}`), r.season, r.skill.display, r.rank, r.matches_played])),
+    grid([t("rule_system"), t("season"), t("rating"), t("rank"), t("played")],
+      me.ratings.map((r) => [presetName(r.preset), r.season, r.skill.display, r.rank, r.matches_played]), t("no_ratings")),
     $("h2", { text: t("recent") }),
-    table([t("when"), t("rule_system"), t("score_column"), "XP"], me.recent.map((m) => {
+    grid([t("when"), t("rule_system"), t("score_column"), "XP"], me.recent.map((m) => {
       const mine = m.seats.find((s) => s.seat === m.seat) || {};
-      return [new Date(m.finished_at * 1000).toLocaleString(lang()), m.ruleset, mine.total ?? "", mine.xp ?? ""];
-    })));
+      return [new Date(m.finished_at * 1000).toLocaleString(lang()), rulesetName(m.ruleset), mine.total ?? "", mine.xp ?? ""];
+    }), t("no_matches")));
 }
 
-function table(headers, rows) {
-  if (!rows.length) return $("p", { text: t("nobody") });
+function grid(headers, rows, empty) {
+  if (!rows.length) return $("p", { class: "empty", text: empty || t("nobody") });
   return $("table", {}, $("thead", {}, $("tr", {}, headers.map((h) => $("th", { scope: "col", text: String(h) })))),
     $("tbody", {}, rows.map((row) => $("tr", {}, row.map((cell) => $("td", { text: String(cell) }))))));
 }
 
 async function leaderboard() {
-  const preset = select("preset", PRESETS, (p) => t(`preset_${p}`), new URLSearchParams(location.search).get("preset") || "classic");
+  const preset = select("preset", PRESETS, (p) => presetName(p), new URLSearchParams(location.search).get("preset") || "classic");
   const box = $("div", { id: "ladder" });
   const draw = async () => {
     const top = await get(`/api/leaderboard?preset=${preset.value}&limit=10`);
     const around = await get(`/api/leaderboard/around?preset=${preset.value}`).catch(() => null);
     const rows = (page) => page.entries.map((e) => [e.rank, e.name || e.player_id, e.skill.display, e.matches_played]);
     const headers = [t("rank"), t("name"), t("rating"), t("played")];
-    box.replaceChildren(table(headers, rows(top)),
-      around ? $("h2", { text: t("around_you") }) : null, around ? table(headers, rows(around)) : null);
+    fill(box, grid(headers, rows(top), t("ladder_empty")),
+      around && around.entries && around.entries.length ? [$("h2", { text: t("around_you") }), grid(headers, rows(around))]
+        : $("p", { class: "hint", text: t("ladder_unranked") }));
   };
   preset.addEventListener("change", () => draw().catch((error) => announce(error.message, true)));
-  main.replaceChildren($("h1", { text: t("leaderboard") }), field("rule_system", preset), box);
+  fill(main, $("h1", { text: t("leaderboard") }), field("rule_system", preset), box);
   await draw();
 }
 
+installSprite();
 chrome();
 route();
-export { cardFace };

@@ -4,7 +4,8 @@
 
 import { ApiError, get, post } from "./api.js";
 import { lang, t } from "./i18n.js";
-import { $ } from "./table.js";
+import { $, fill } from "./dom.js";
+import { rulesetName } from "./i18n.js";
 
 const REFRESH_MS = 3000;
 const OVER = ["finished", "cancelled"];
@@ -17,8 +18,8 @@ export function stopTournaments() {
   refresh = null;
 }
 
-function grid(id, caption, headers, rows) {
-  if (!rows.length) return $("p", { id, text: t("nobody") });
+function grid(id, caption, headers, rows, empty = t("nobody")) {
+  if (!rows.length) return $("p", { id, class: "empty", text: empty });
   return $("table", { id },
     $("caption", { text: caption }),
     $("thead", {}, $("tr", {}, headers.map((h) => $("th", { scope: "col", text: String(h) })))),
@@ -35,28 +36,40 @@ function thisYear() {
 
 // ---------------------------------------------------------------- the list and the championship
 
-export async function tournamentsPage(main, go, announce) {
+export async function tournamentsPage(main, go, announce, me) {
   const year = Number(new URLSearchParams(location.search).get("year")) || thisYear();
   const [listed, champ] = await Promise.all([
     get("/api/tournaments?limit=50"),
     get(`/api/championship?year=${year}`).catch((error) => { announce(error.message, true); return null; }),
   ]);
   const link = (tid, name) => $("a", { href: `/tournament/${encodeURIComponent(tid)}`, onclick: (e) => { e.preventDefault(); go(`/tournament/${encodeURIComponent(tid)}`); } }, name);
+  // A tournament open for registration is joined from the list in one click.
+  const join = (tour) => $("button", { type: "button", class: "primary", "aria-label": t("tour_join_label", { name: tour.name }),
+    onclick: async () => {
+      try {
+        await post(`/api/tournaments/${encodeURIComponent(tour.tournament_id)}/register`);
+        announce(t("tour_registered"));
+        go(`/tournament/${encodeURIComponent(tour.tournament_id)}`);
+      } catch (error) {
+        announce(error.message, true);
+      }
+    } }, t("tour_join"));
   const rows = listed.tournaments.map((tour) => [
     link(tour.tournament_id, tour.name), statusText(tour.status), tour.entrants.filter((e) => !e.left).length,
     t("tour_rounds_every", { rounds: tour.rounds, every: tour.change_every }), tour.ranked ? "✓" : "–",
+    tour.status === "registration" && !tour.entrants.some((e) => e.entrant_id === me.player_id) ? join(tour) : "",
   ]);
   const yearInput = $("input", { name: "year", type: "number", min: "2000", max: "9999", value: String(year) });
   const yearForm = $("form", { class: "year-form", onsubmit: (e) => {
     e.preventDefault();
     go(`/tournaments?year=${encodeURIComponent(yearInput.value)}`);
-  } }, $("label", { class: "field" }, $("span", { text: t("tour_year") }), yearInput), $("button", { type: "submit" }, t("tour_show_year")));
-  main.replaceChildren(
+  } }, $("label", { class: "field" }, $("span", { text: t("tour_year_label") }), yearInput), $("button", { type: "submit" }, t("tour_show_year")));
+  fill(main,
     $("h1", { text: t("tournaments") }),
-    grid("tournament-list", t("tournaments"), [t("name"), t("tour_status"), t("tour_entrants"), t("tour_format"), t("tour_ranked")], rows),
+    grid("tournament-list", t("tournaments"), [t("name"), t("tour_status"), t("tour_entrants"), t("tour_format"), t("tour_ranked"), ""], rows, t("tour_none")),
     $("h2", { id: "championship-title", text: t("championship", { year: champ ? champ.year : year }) }),
-    yearForm,
-    champ ? championshipTable(champ, go) : $("p", { text: t("tour_unavailable") }));
+    champ ? championshipTable(champ, go) : $("p", { text: t("tour_unavailable") }),
+    yearForm);
 }
 
 function championshipTable(champ, go) {
@@ -70,7 +83,7 @@ function championshipTable(champ, go) {
     return [r.place, r.name || r.player, r.points, r.maumaus, r.tournaments, note];
   });
   return grid("championship", t("championship", { year: champ.year }),
-    [t("rank"), t("name"), t("champ_points"), t("tour_maumaus"), t("tournaments"), ""], rows);
+    [t("rank"), t("name"), t("champ_points"), t("tour_maumaus"), t("tournaments"), ""], rows, t("champ_none", { year: champ.year }));
 }
 
 // ---------------------------------------------------------------- one tournament
@@ -78,7 +91,7 @@ function championshipTable(champ, go) {
 export async function tournamentPage(main, tournamentId, me, go, announce) {
   stopTournaments();
   const section = $("section", { id: "tournament", "data-tournament": tournamentId });
-  main.replaceChildren(section);
+  fill(main, section);
   const draw = async () => {
     const { tournament, standings } = await get(`/api/tournaments/${encodeURIComponent(tournamentId)}`);
     if (!section.isConnected) return;
@@ -119,7 +132,7 @@ function tournamentView(tournament, standings, seat, me, go, announce, redraw) {
   const tid = encodeURIComponent(tournament.tournament_id);
   const facts = [
     statusText(tournament.status),
-    tournament.ruleset,
+    rulesetName(tournament.ruleset),
     t("tour_rounds_every", { rounds: tournament.rounds, every: tournament.change_every }),
     t("tour_per_table", { n: tournament.max_per_table }),
     t("tour_entrants_n", { n: entrants, max: tournament.max_entrants }),

@@ -79,12 +79,20 @@ class Player:
         await self.page.fill("input[name=name]", name)
         await self.page.click("form button[type=submit]")
 
+    async def choose_options(self, **choices: str | int) -> None:
+        """Set options under "More options" of the front page (kept in the browser)."""
+        more = self.page.locator("#more")
+        if await more.get_attribute("open") is None:
+            await more.locator("summary").click()
+        for name, value in choices.items():
+            await more.locator(f"select[name={name}]").select_option(str(value))
+
     async def play_now(self, preset: str, computers: int = 3, level: str = "heuristic") -> None:
-        form = self.page.locator("#play-now")
-        await form.locator("select[name=preset]").select_option(preset)
-        await form.locator("select[name=computers]").select_option(str(computers))
-        await form.locator("select[name=level]").select_option(level)
-        await form.locator("#play-button").click()
+        """One click on the rule system's tile under "Play the computer", with the number of
+        computers and their level set under "More options" first."""
+        await self.page.wait_for_selector("#play-now .tile")
+        await self.choose_options(computers=computers, level=level)
+        await self.page.locator(f"#play-now .tile[data-preset={preset}]").click()
         await self.page.wait_for_selector(".table")
 
     async def version(self) -> str:
@@ -106,11 +114,18 @@ class Player:
             if await self.over():
                 return False
             before = await self.version()
-            for selector in (".picker .choice", ".card-button.legal", ".table .actions .action"):
+            if await page.locator(".table.busy").count():
+                return False  # a move is on its way
+            for selector in (
+                ".prompt .wish",
+                ".prompt button.primary",
+                ".card-button.legal",
+                ".table .actions .action",
+            ):
                 target = page.locator(selector).first
                 if await target.count():
                     await (target.tap(timeout=1500) if tap else target.click(timeout=1500))
-                    picking = await page.locator(".picker").count()
+                    picking = await page.locator(".prompt.wishes").count()
                     if selector != ".card-button.legal" or not picking:
                         await self.wait_change(before)
                     return True

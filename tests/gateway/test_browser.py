@@ -33,7 +33,7 @@ async def screenshot(player: Player, name: str) -> None:
 async def signed_in(context: BrowserContext, gateway: Gateway, name: str) -> Player:
     player = await Player.open(context, gateway.url)
     await player.sign_in(name)
-    await player.page.wait_for_selector("#play-now")
+    await player.page.wait_for_selector("#play-now .tile")
     return player
 
 
@@ -45,7 +45,7 @@ async def test_a_solo_match_against_three_computers_is_played_to_the_end_by_clic
     if preset == "classic":
         await screenshot(player, "lobby")
     await player.play_now(preset, computers=3)
-    assert await player.page.locator(".seats .seat").count() == 4
+    assert await player.page.locator(".seats .seat").count() == 3  # around the hand at the bottom
     await player.step()
     await screenshot(player, f"round-{preset}")
     moves = await player.play_to_end()
@@ -72,7 +72,7 @@ async def test_no_card_of_another_seat_reaches_the_page(
     player = Player(page, gateway.url)
     await page.goto(gateway.url)
     await player.sign_in("Ada")
-    await page.wait_for_selector("#play-now")
+    await page.wait_for_selector("#play-now .tile")
     await player.play_now("classic", computers=3)
     match_id = player.page.url.split("match=")[1]
     await player.play_to_end()
@@ -131,10 +131,8 @@ async def test_a_room_through_its_invite_link_keeps_a_seat_and_hand_across_a_clo
     guest_context = await new_context(browser, locale="en-GB")
     try:
         host = await signed_in(host_context, gateway, "Host")
-        form = host.page.locator("#create-room")
-        await form.locator("select[name=preset]").select_option("classic")
-        await form.locator("input[name=seats]").fill("2")
-        await form.locator("button[type=submit]").click()
+        await host.choose_options(roomSeats=2)
+        await host.page.locator("#create-room .tile[data-preset=classic]").click()
         link = await host.page.locator("#invite-link").input_value()
         assert "/room/" in link
 
@@ -197,8 +195,8 @@ async def test_the_page_speaks_german(browser: Browser, gateway: Gateway) -> Non
     try:
         player = await Player.open(context, gateway.url)
         await player.sign_in("Anna")
-        await player.page.wait_for_selector("#play-now")
-        assert await player.page.locator("#play-now h2").inner_text() == "Jetzt spielen"
+        await player.page.wait_for_selector("#play-now .tile")
+        assert await player.page.locator("#play-now h2").inner_text() == "Gegen den Computer"
         assert await player.page.evaluate("document.documentElement.lang") == "de"
         await player.play_now("ostfriesland", computers=2)
         assert "Runde 1" in await player.page.locator(".table h2").inner_text()
@@ -229,10 +227,14 @@ async def test_a_phone_plays_by_touch_without_sideways_scrolling(
     try:
         player = await Player.open(context, gateway.url)
         await player.sign_in("Phone")
-        await player.page.wait_for_selector("#play-now")
+        await player.page.wait_for_selector("#play-now .tile")
         await player.play_now("online", computers=3)
         moves = 0
+        deadline = asyncio.get_running_loop().time() + 60
         while moves < 3 and not await player.over():
+            if asyncio.get_running_loop().time() > deadline:
+                await screenshot(player, "phone-stuck")
+                raise AssertionError("no move possible by touch (see artefacts/phone-stuck.png)")
             moves += await player.step(tap=True)
             await asyncio.sleep(0.05)
         assert moves == 3 or await player.over()
@@ -251,10 +253,9 @@ async def test_moves_by_keyboard_alone(context: BrowserContext, gateway: Gateway
     await page.locator("input[name=name]").focus()
     await page.keyboard.type("Keys")
     await page.keyboard.press("Enter")
-    await page.wait_for_selector("#play-now")
-    await page.locator("#play-now select[name=preset]").focus()
-    for _ in range(20):  # Tab through the form to its button, then press it
-        if await page.evaluate("document.activeElement.id") == "play-button":
+    await page.wait_for_selector("#play-now .tile")
+    for _ in range(20):  # Tab to the first tile of "Play the computer", then press it
+        if await page.evaluate("document.activeElement.closest('#play-now .tile') !== null"):
             break
         await page.keyboard.press("Tab")
     await page.keyboard.press("Enter")
@@ -270,11 +271,16 @@ async def test_moves_by_keyboard_alone(context: BrowserContext, gateway: Gateway
         if focused:
             before = await player.version()
             await page.keyboard.press("Enter")
-            if await page.locator(".picker").count():
-                await page.keyboard.press("Enter")  # the first choice has the focus
+            if await page.locator(".prompt.wishes").count():
+                await page.keyboard.press("Enter")  # the first suit has the focus
             await player.wait_change(before)
             moves += 1
-            await page.locator("main").focus()
+        elif await page.evaluate(
+            "(() => { const e = document.activeElement;"
+            " return Boolean(e && e.nextElementSibling === null && e.closest('.hand')"
+            " && e.closest('li').nextElementSibling) })()"
+        ):
+            await page.keyboard.press("ArrowRight")  # the hand is one stop: arrows go through it
         else:
             await page.keyboard.press("Tab")
     assert moves == 3 or await player.over()

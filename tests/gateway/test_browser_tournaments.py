@@ -6,6 +6,7 @@ the leaderboard."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import AsyncIterator
 
@@ -105,13 +106,12 @@ async def test_a_ranked_match_from_the_queue_counts_on_the_profile_and_the_leade
 ) -> None:
     player = await signed_in(context, gateway, "Frauke")
     page = player.page
-    queue = page.locator("#ranked")
-    await queue.locator("select[name=preset]").select_option("classic")
-    await queue.locator("input[name=seats]").fill("3")
-    await queue.get_by_role("button", name="Join the queue").click()
+    await player.choose_options(rankedSeats=3)
+    queue = page.get_by_role("region", name="Ranked")
+    await queue.get_by_role("button", name=re.compile(r"^Family rules")).click()
     await queue.locator(".waiting").wait_for()
     await page.wait_for_selector(".table", timeout=60_000)  # bots fill the table after a while
-    assert await page.locator(".seats .seat").count() == 3
+    assert await page.locator(".seats .seat").count() == 2  # the two others, around this hand
     await player.play_to_end(timeout=90)
     summary = page.locator("#summary")
     await summary.locator(".rating-change").wait_for(timeout=20_000)
@@ -144,7 +144,7 @@ async def test_the_tournament_pages_speak_german_and_show_refusals(
         player = await Player.open(german, gateway.url)
         await player.sign_in("Anna")
         page = player.page
-        await page.wait_for_selector("#play-now")
+        await page.wait_for_selector("#play-now .tile")
         await page.get_by_role("link", name="Turniere").click()
         await page.get_by_role("heading", name="Turniere").wait_for()
         title = await page.locator("#championship-title").inner_text()

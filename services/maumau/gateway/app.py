@@ -168,6 +168,23 @@ def timeout_of(request: web.Request) -> float:
 # ---------------------------------------------------------------- middlewares
 
 
+def is_lost_page(request: web.Request, error: web.HTTPException) -> bool:
+    """A page the browser asked for at a path the web client does not have: it gets the client
+    itself with status 404, which shows a page saying so (files and commands keep their 404)."""
+    return (
+        error.status == 404
+        and request.method in ("GET", "HEAD")
+        and not request.path.startswith(("/api/", "/static/", "/ws"))
+    )
+
+
+def api_miss(request: web.Request, error: web.HTTPException) -> web.Response:
+    """A command the gateway has no route (or method) for, as a JSON refusal."""
+    status = {404: "NOT_FOUND", 405: "INVALID_ARGUMENT"}.get(error.status, "INVALID_ARGUMENT")
+    refused = refusal(status, lang_of(request), error.reason, "no_route")
+    return reply(refused.body(), error.status)
+
+
 @web.middleware
 async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Security headers on everything; refusals and upstream errors as JSON; metrics."""
@@ -185,11 +202,13 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
         refused = refusal("RESOURCE_EXHAUSTED", lang_of(request), "request too large", "too_large")
         response = reply(refused.body(), 413)
     except web.HTTPException as error:
-        if not request.path.startswith("/api/") or error.status < 400:
+        if is_lost_page(request, error):
+            response = web.FileResponse(WEB_ROOT / "index.html", status=404)
+            response.headers["Cache-Control"] = "no-cache"
+        elif not request.path.startswith("/api/") or error.status < 400:
             raise
-        status = {404: "NOT_FOUND", 405: "INVALID_ARGUMENT"}.get(error.status, "INVALID_ARGUMENT")
-        refused = refusal(status, lang_of(request), error.reason, "no_route")
-        response = reply(refused.body(), error.status)
+        else:
+            response = api_miss(request, error)
     except Exception:
         log.exception("%s %s failed", request.method, request.path)
         refused = refusal("INTERNAL", lang_of(request))
