@@ -13,7 +13,16 @@ import redis.asyncio
 from redis.exceptions import MovedError
 
 from maumau.common.ratings import rating_key
-from maumau.common.redis_client import Durability, connect, is_cluster, keyed_probe, probe_keys
+from maumau.common.redis_client import (
+    Call,
+    Durability,
+    Script,
+    StoreError,
+    connect,
+    is_cluster,
+    keyed_probe,
+    probe_keys,
+)
 from maumau.common.redis_cluster import LocalCluster
 from maumau.common.redis_server import EmbeddedRedis
 from maumau.engine.app import EngineApp
@@ -172,3 +181,30 @@ async def test_a_batch_of_every_preset_is_rated_and_published_on_the_cluster(clu
     assert skill is not None
     published = await cluster_client.get(rating_key(last.preset, rated_id))
     assert published is not None and float(published) == skill.ordinal
+
+
+INCR = Script("test.cluster_incr", "return redis.call('INCRBY', KEYS[1], ARGV[1])")
+READ_HASH = Script("test.cluster_read_hash", "return redis.call('HGET', KEYS[1], 'f')")
+
+
+async def test_the_script_runner_answers_calls_of_every_node_in_order(cluster_client):
+    """One round trip over the slots of every master, each call followed by WAIT on its own
+    node: a WRONGTYPE among them is a StoreError in its place and the calls after it are
+    answered; a script the nodes lost is loaded and its calls sent again."""
+    durability = Durability(cluster_client)
+    assert durability.min_replicas == 1
+    tags = [f"runner-{n}-{uuid.uuid4().hex[:6]}" for n in range(9)]
+    nodes = {cluster_client.get_node_from_key(f"{{{tag}}}:n").name for tag in tags}
+    assert len(nodes) > 1
+    await cluster_client.set(f"{{{tags[4]}}}:text", "x")
+    calls = [
+        Call(READ_HASH, [f"{{{tag}}}:text"], wait=True)
+        if n == 4
+        else Call(INCR, [f"{{{tag}}}:n"], [n], wait=True)
+        for n, tag in enumerate(tags)
+    ]
+    await cluster_client.script_flush()
+    replies = await durability.replies(calls)
+    assert [reply for n, reply in enumerate(replies) if n != 4] == [n for n in range(9) if n != 4]
+    assert isinstance(replies[4], StoreError) and "script test.cluster_read_hash" in str(replies[4])
+    assert replies[4].keys == [f"{{{tags[4]}}}:text"]

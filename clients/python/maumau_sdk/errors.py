@@ -27,6 +27,20 @@ from maumau.rules.errors import MESSAGES, translate
 ERROR_CODE_KEY = "maumau-error-code"
 ERROR_PARAMS_KEY = "maumau-error-params"
 
+SERVICE_MESSAGES: dict[str, dict[str, str]] = {
+    "en": {
+        "store_error": "the platform's store refused this call because of a fault of the "
+        "platform; the error was reported to its operators; retrying will not help",
+    },
+    "de": {
+        "store_error": "der Speicher der Plattform hat diesen Aufruf wegen eines Fehlers der "
+        "Plattform abgelehnt; der Fehler wurde ihren Betreibern gemeldet; ein neuer Versuch "
+        "hilft nicht",
+    },
+}
+"""The texts of the services' own error codes (as ``maumau.common.errors.MESSAGES``): a
+``store_error`` comes with INTERNAL, a fault of the platform it reported, not to be retried."""
+
 RETRYABLE = frozenset(
     {
         grpc.StatusCode.UNAVAILABLE,  # unreachable, or the connection broke
@@ -62,10 +76,12 @@ class MauMauError(Exception):
         super().__init__(self.message("en"))
 
     def message(self, lang: str = "en") -> str:
-        """The error in ``lang`` ('en' or 'de'): the rules core's text for the code when there is
-        one, else the server's details (which are English)."""
+        """The error in ``lang`` ('en' or 'de'): the rules core's or the services' text for the
+        code when there is one, else the server's details (which are English)."""
         if self.code is not None and self.code in MESSAGES["en"]:
             return translate(self.code, self.params, lang)
+        if self.code is not None and self.code in SERVICE_MESSAGES["en"]:
+            return SERVICE_MESSAGES.get(lang, SERVICE_MESSAGES["en"])[self.code]
         return self.details or self.status.name.lower().replace("_", " ")
 
     @property

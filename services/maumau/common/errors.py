@@ -8,6 +8,19 @@ kind (a player token where a seat token is needed, ...) PERMISSION_DENIED: it is
 for this call. A write Redis refused because its memory is full (``maxmemory`` with
 ``noeviction``) becomes UNAVAILABLE saying so: the write was not made, and a retry later may
 succeed.
+
+The store's errors come in two kinds (``maumau.common.redis_client``). A store that cannot
+answer for a moment (a connection refused or broken, a timeout, a master loading its data, a
+Redis Cluster failing over: CLUSTERDOWN, MOVED, ASK, TRYAGAIN, READONLY, a blocked read
+UNBLOCKED; fewer replicas than required confirming a write, WAIT's or NOREPLICAS; another
+call's script running too long, BUSY) is UNAVAILABLE: retry with the same request id. Any
+other error Redis answers (a Lua script's error, a WRONGTYPE reply) is a bug of the platform
+that no retry mends: it is logged at ERROR with the script (or command) and its keys, counted
+in ``maumau_store_errors_total{script}`` (alert ``MaumauStoreErrors``), and answered INTERNAL
+saying it was reported, with the error code ``store_error`` (:data:`MESSAGES` in English and
+German). That is the one INTERNAL the platform sends on purpose: the standard that no UNKNOWN
+or INTERNAL reaches a caller holds for whatever a caller sends; this one says the server is at
+fault, and a client should not retry it.
 """
 
 from __future__ import annotations
@@ -18,9 +31,16 @@ from typing import Any, NoReturn, Protocol, runtime_checkable
 
 import grpc
 import redis
-from redis import exceptions
 
-from maumau.common.redis_client import ReplicationShortfall
+from maumau.common.redis_client import (
+    TRANSIENT,
+    ReplicationShortfall,
+    StoreError,
+    is_out_of_memory,
+    is_store_bug,
+    is_transient,
+    reported,
+)
 from maumau.common.tokens import TokenError, WrongKind
 from maumau.rules.errors import BadInput
 
@@ -35,15 +55,6 @@ OUT_OF_MEMORY_MESSAGE = (
     "the platform's store is full (Redis reached its maxmemory) and refused this write, so "
     "nothing was saved: try again later; operators: raise maxmemory or free memory"
 )
-
-
-def is_out_of_memory(error: BaseException) -> bool:
-    """Whether Redis refused a write because its memory is full: a command refused
-    (OutOfMemoryError), or a write inside a Lua script, which Redis 6 reports as a script error
-    quoting the refusal."""
-    return isinstance(error, exceptions.OutOfMemoryError) or (
-        isinstance(error, redis.ResponseError) and "OOM command not allowed" in str(error)
-    )
 
 
 @runtime_checkable
@@ -84,19 +95,25 @@ class ServiceError(Exception):
         self.status = status
 
 
-STORE_UNAVAILABLE = (
-    redis.ConnectionError,
-    redis.TimeoutError,
-    ReplicationShortfall,
-    # A Redis Cluster between a master's failure and its replica's promotion.
-    exceptions.ClusterError,
-    exceptions.ClusterDownError,
-    exceptions.TryAgainError,
-    exceptions.AskError,
-    exceptions.SlotNotCoveredError,
-    exceptions.ReadOnlyError,
-)
+STORE_UNAVAILABLE = TRANSIENT
 """Errors of a store that cannot answer for a moment: the caller retries (same request id)."""
+
+STORE_ERROR = "store_error"
+"""The error code of a store error (a bug of the platform), in ``maumau-error-code``."""
+
+MESSAGES: dict[str, dict[str, str]] = {
+    "en": {
+        STORE_ERROR: "the platform's store refused this call because of a fault of the "
+        "platform; the error was reported to its operators; retrying will not help",
+    },
+    "de": {
+        STORE_ERROR: "der Speicher der Plattform hat diesen Aufruf wegen eines Fehlers der "
+        "Plattform abgelehnt; der Fehler wurde ihren Betreibern gemeldet; ein neuer Versuch "
+        "hilft nicht",
+    },
+}
+"""The texts of the error codes of the services' own (the rules core's are in
+``maumau.rules.errors``), in English and German; the SDK keeps the same."""
 
 
 class Exhausted(ServiceError):
@@ -133,8 +150,10 @@ def status_for(error: BaseException) -> grpc.StatusCode | None:
     """The status an error maps to, or None when it is a fault the server did not expect."""
     if isinstance(error, ServiceError):
         return error.status
-    if isinstance(error, STORE_UNAVAILABLE) or is_out_of_memory(error):
+    if is_transient(error) or is_out_of_memory(error):
         return grpc.StatusCode.UNAVAILABLE
+    if is_store_bug(error):
+        return grpc.StatusCode.INTERNAL
     if raised_in_redis_client(error):
         return grpc.StatusCode.UNAVAILABLE
     if isinstance(error, WrongKind):  # a valid token, of a kind this call does not take
@@ -149,9 +168,12 @@ def status_for(error: BaseException) -> grpc.StatusCode | None:
 
 
 def raised_in_redis_client(error: BaseException) -> bool:
-    """Whether the error comes from inside redis-py itself: a connection torn down under a call
-    (as when a cluster master fails) can surface there as a plain AttributeError or the like.
-    It is a fault of the store's connection, not of the request: the caller retries."""
+    """Whether the error comes from inside redis-py itself and is none of its Redis errors: a
+    connection torn down under a call (as when a cluster master fails) can surface there as a
+    plain AttributeError or the like. It is a fault of the store's connection, not of the
+    request: the caller retries. (What Redis answers is a Redis error: transient or a bug.)"""
+    if isinstance(error, redis.RedisError):
+        return False
     last = error.__traceback__
     while last is not None and last.tb_next is not None:
         last = last.tb_next
@@ -168,6 +190,10 @@ async def abort_for(context: grpc.aio.ServicerContext[Any, Any], error: BaseExce
         await abort(context, status, error.message, error_code=error.code, params=error.params)
     if is_out_of_memory(error):
         await abort(context, status, OUT_OF_MEMORY_MESSAGE)
+    if status == grpc.StatusCode.INTERNAL and not isinstance(error, ServiceError):
+        if not isinstance(error, StoreError):  # a plain command's, not yet reported
+            reported(f"a command ({type(error).__name__})", (), error)
+        await abort(context, status, MESSAGES["en"][STORE_ERROR], error_code=STORE_ERROR)
     if status == grpc.StatusCode.UNAVAILABLE:
         message = (
             "the match store cannot confirm this for a moment: retry with the same request id"

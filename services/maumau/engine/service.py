@@ -181,7 +181,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 prepared.append(await self._new_match(caller, one, names))
             except Exception as error:
                 status = status_for(error)
-                if status in (None, grpc.StatusCode.UNAVAILABLE):
+                if status in (None, grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL):
                     raise
                 raise ServiceError(status, f"matches[{n}]: {error}") from None
         ids = [change.record.match_id for change, _ in prepared]

@@ -42,14 +42,14 @@ from typing import Any, Literal, cast
 
 import orjson
 import redis.asyncio as redis
-from redis.exceptions import NoScriptError
 
 from maumau import fairness
 from maumau.common.redis_client import (
     DEFAULT_SHARDS,
+    Call,
     Durability,
+    Script,
     is_cluster,
-    queue_script,
     shard_of,
 )
 from maumau.common.results import result_entry, results_stream_of, results_streams
@@ -88,7 +88,9 @@ match lives) and shows the seat's view as it is then."""
 # before it was applied finds the version moved on (a conflict, then the answer). A conflict
 # answers the match as it is (its version, its hash and the earlier release's kept answers;
 # only '' when it is gone), so the caller tries again without reading it first.
-_COMMIT = """
+_COMMIT = Script(
+    "engine.commit",
+    """
 local function varint(n)
   local out = ''
   while n > 127 do
@@ -129,7 +131,8 @@ else
   for i = 1, 3 do redis.call('PERSIST', KEYS[i]) end
 end
 return {'ok', tostring(next_version), last}
-"""
+""",
+)
 
 
 def packed_events(events: list[bytes]) -> bytes:
@@ -307,7 +310,9 @@ def _spelt(request_id: str) -> tuple[bytes, bytes]:
 # Claim due deadlines: push each one a lease into the future, so a replica that dies while
 # handling it leaves it to come due again. KEYS: deadline shards (on a single Redis all of them,
 # on a cluster one). ARGV: now, lease seconds, how many from each shard.
-_CLAIM = """
+_CLAIM = Script(
+    "engine.claim",
+    """
 local due = {}
 for _, key in ipairs(KEYS) do
   local found = redis.call('ZRANGEBYSCORE', key, '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
@@ -317,7 +322,8 @@ for _, key in ipairs(KEYS) do
   end
 end
 return due
-"""
+""",
+)
 
 
 class Status(StrEnum):
@@ -610,8 +616,6 @@ class MatchStore:
         deadlines lie in other slots than the match and than each other."""
         self.deadline_keys = [deadlines_key(shard) for shard in range(shards)]
         self.result_keys = results_streams(shards)
-        self._commit = client.register_script(_COMMIT)
-        self._claim = client.register_script(_CLAIM)
 
     async def load(self, match_id: str) -> Stored | None:
         fields = await self.redis.hmget(match_key(match_id), ["version", "meta", "state"])
@@ -667,11 +671,11 @@ class MatchStore:
         )
         deadline_set = True
         if deadline is None:
-            reply = await self.durability.run_script(self._commit, keys, args)
+            reply = await self.durability.call(_COMMIT, keys, args, wait=True)
         elif self.one_node:
             keys.append(self.deadlines_of(match_id))
             args += [repr(deadline), match_id]
-            reply = await self.durability.run_script(self._commit, keys, args)
+            reply = await self.durability.call(_COMMIT, keys, args, wait=True)
         else:
             reply, deadline_set = await self._commit_after_deadline(match_id, deadline, keys, args)
         if reply[0] == b"ok":
@@ -719,29 +723,19 @@ class MatchStore:
         each match is stored whole or not at all, and one that exists already (a retried
         request id) is left as it is: "conflict". The deadlines are not waited for here:
         :meth:`settle_new` sets them again and waits for the replicas."""
-        durable = self.durability.min_replicas > 0
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for new in matches:
-                keys, args = self._commit_call(*new.commit_args())
-                if new.deadline is not None:
-                    deadlines = self.deadlines_of(new.record.match_id)
-                    pipe.zadd(deadlines, {new.record.match_id: new.deadline}, lt=True)
-                queue_script(pipe, self._commit, keys, args)
-                if durable:
-                    self.durability.wait_after(pipe, keys[0])
-            replies = iter(await pipe.execute(raise_on_error=False))
+        calls: list[Call] = []
+        for new in matches:
+            keys, args = self._commit_call(*new.commit_args())
+            if new.deadline is not None:
+                calls.append(self._deadline_call(new.record.match_id, new.deadline, wait=False))
+            calls.append(Call(_COMMIT, keys, args, wait=True))
+        replies = iter(await self.durability.replies(calls))
         committed = []
         for new in matches:
             deadline_set = next(replies) if new.deadline is not None else None
             reply = next(replies)
-            confirmed = next(replies) if durable else None
-            if isinstance(reply, NoScriptError):  # Redis restarted: one at a time, loading it
-                committed.append(await self.commit(*new.commit_args(), new.deadline))
-                continue
             if isinstance(reply, Exception):
                 raise reply
-            if durable:
-                self.durability.check(confirmed)
             if isinstance(deadline_set, Exception):  # settle_new sets it again; see commit()
                 log.warning(
                     "match %s: its deadline was not set with its commit: %r",
@@ -760,25 +754,17 @@ class MatchStore:
         """After :meth:`commit_new`, in one round trip: each (match id, deadline, playing)'s
         deadline set again (only earlier; confirmed by replicas where they are required) and a
         started match put among the active ones. Raises when a deadline was not confirmed."""
-        durable = self.durability.min_replicas > 0
-        deadline_keys = set()
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for match_id, due, playing in settled:
-                if due is not None:
-                    deadline_keys.add(deadlines := self.deadlines_of(match_id))
-                    pipe.zadd(deadlines, {match_id: due}, lt=True)
-                if playing:
-                    pipe.sadd(ACTIVE, match_id)
-            if durable:
-                for deadlines in sorted(deadline_keys):
-                    self.durability.wait_after(pipe, deadlines)
-            replies = await pipe.execute(raise_on_error=False)
-        waits = len(deadline_keys) if durable else 0
-        for reply in replies[: len(replies) - waits]:
-            if isinstance(reply, Exception):
-                raise reply
-        for confirmed in replies[len(replies) - waits :]:
-            self.durability.check(confirmed)
+        calls: list[Call] = []
+        last_of: dict[str, int] = {}  # a shard's last write waits for the replicas (all of them)
+        for match_id, due, playing in settled:
+            if due is not None:
+                last_of[self.deadlines_of(match_id)] = len(calls)
+                calls.append(self._deadline_call(match_id, due, wait=False))
+            if playing:
+                calls.append(Call("SADD", [ACTIVE], [match_id]))
+        for n in last_of.values():
+            calls[n] = calls[n]._replace(wait=True)
+        await self.durability.run(calls)
 
     async def _commit_after_deadline(
         self, match_id: str, deadline: float, keys: list[str], args: list[str | bytes]
@@ -786,33 +772,25 @@ class MatchStore:
         """The commit script's reply, and whether the deadline was set (and confirmed). A
         deadline that failed where the commit did not leaves the commit standing: the caller
         sets the deadline again, and goes on to its after-commit work either way."""
-        durable = self.durability.min_replicas > 0
-        deadlines = self.deadlines_of(match_id)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zadd(deadlines, {match_id: deadline}, lt=True)
-            if durable:  # a deadline lost in a failover would leave a bot's turn waiting forever
-                self.durability.wait_after(pipe, deadlines)
-            queue_script(pipe, self._commit, keys, args)
-            if durable:
-                self.durability.wait_after(pipe, keys[0])
-            replies = await pipe.execute(raise_on_error=False)
-        deadline_set, reply = replies[0], replies[2 if durable else 1]
-        try:
-            if isinstance(deadline_set, Exception):
-                raise deadline_set
-            if durable:
-                self.durability.check(replies[1])
-            deadline_ok = True
-        except Exception as error:
-            log.warning("match %s: its deadline was not set with its commit: %r", match_id, error)
-            deadline_ok = False
-        if isinstance(reply, NoScriptError):  # Redis restarted: the script is loaded again
-            return await self.durability.run_script(self._commit, keys, args), deadline_ok
+        deadline_set, reply = await self.durability.replies(
+            [  # a deadline lost in a failover would leave a bot's turn waiting forever
+                self._deadline_call(match_id, deadline, wait=True),
+                Call(_COMMIT, keys, args, wait=True),
+            ]
+        )
+        deadline_ok = not isinstance(deadline_set, Exception)
+        if not deadline_ok:
+            log.warning(
+                "match %s: its deadline was not set with its commit: %r", match_id, deadline_set
+            )
         if isinstance(reply, Exception):
             raise reply
-        if durable:
-            self.durability.check(replies[3])
         return reply, deadline_ok
+
+    def _deadline_call(self, match_id: str, due: float, wait: bool, earlier: bool = True) -> Call:
+        """ZADD of the match's deadline (``earlier``: only if sooner than the one set)."""
+        flags = ("LT",) if earlier else ()
+        return Call("ZADD", [self.deadlines_of(match_id)], [*flags, due, match_id], wait)
 
     async def entry_events(self, match_id: str, entry_id: str) -> list[bytes] | None:
         """The events of one commit's stream entry, as a kept answer names it (a retry reads
@@ -855,10 +833,7 @@ class MatchStore:
 
     async def set_deadline(self, match_id: str, due: float, only_earlier: bool = False) -> None:
         """Set the match's deadline; ``only_earlier`` leaves a sooner one in place."""
-        deadlines = self.deadlines_of(match_id)
-        await self.durability.write(
-            deadlines, lambda pipe: pipe.zadd(deadlines, {match_id: due}, lt=only_earlier)
-        )
+        await self.durability.run([self._deadline_call(match_id, due, True, only_earlier)])
 
     async def clear_deadline(self, match_id: str) -> None:
         await self.redis.zrem(self.deadlines_of(match_id), match_id)
@@ -873,22 +848,12 @@ class MatchStore:
         on a single Redis one script for every shard (the loop polls often, and a script per
         shard cost as much as the moves between two polls), on a cluster one per shard."""
         each = -(-limit // self.shards)
+        args = [now, lease_seconds, each]
         if self.one_node:
-            found = await self._claim(keys=self.deadline_keys, args=[now, lease_seconds, each])
-            return [member.decode() for member in found]
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for key in self.deadline_keys:
-                queue_script(pipe, self._claim, [key], [now, lease_seconds, each])
-            replies = await pipe.execute(raise_on_error=False)
-        due: list[str] = []
-        for reply in replies:
-            if isinstance(reply, NoScriptError):  # Redis restarted: claim again next time
-                await self.redis.script_load(_CLAIM)
-            elif isinstance(reply, Exception):
-                raise reply
-            else:
-                due += [member.decode() for member in reply]
-        return due
+            calls = [Call(_CLAIM, self.deadline_keys, args)]
+        else:
+            calls = [Call(_CLAIM, [key], args) for key in self.deadline_keys]
+        return [member.decode() for found in await self.durability.run(calls) for member in found]
 
     async def publish_result(self, result: game_pb2.MatchResult, retention_seconds: int) -> None:
         """Append a finished match's result to its shard of the results stream, once per match
@@ -897,8 +862,8 @@ class MatchStore:
             return
         stream = results_stream_of(result.match_id, self.shards)
         # The marker only once replicas hold the entry, or a failover could lose the entry alone.
-        entry = result_entry(result)
-        await self.durability.write(stream, lambda pipe: pipe.xadd(stream, entry))
+        fields = [part for pair in result_entry(result).items() for part in pair]
+        await self.durability.run([Call("XADD", [stream], ["*", *fields], wait=True)])
         await self.redis.set(published_key(result.match_id), 1, ex=retention_seconds or None)
 
     async def published(self, match_id: str) -> bool:

@@ -2,8 +2,10 @@
 
 Every rule, refusal and hint comes from the services: a refused move carries the rules core's
 error code and parameters (``maumau-error-code``, ``maumau-error-params``), which
-:func:`maumau.rules.errors.translate` renders in English or German; other refusals keep the
-service's own words behind a sentence in the page's language that says what kind of refusal it is.
+:func:`maumau.rules.errors.translate` renders in English or German, as the services' own error
+codes (``maumau.common.errors.MESSAGES``: a ``store_error``, a fault of the platform it
+reported, comes as 500); other refusals keep the service's own words behind a sentence in the
+page's language that says what kind of refusal it is.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from maumau.common.errors import RETRY_AFTER_KEY
+from maumau.common.errors import MESSAGES, RETRY_AFTER_KEY
 from maumau.gateway.settings import GatewaySettings
 from maumau.rules.errors import translate
 from maumau.v1 import (
@@ -47,6 +49,7 @@ HTTP_STATUS: Mapping[grpc.StatusCode, int] = {
     grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
     grpc.StatusCode.UNAVAILABLE: 503,
     grpc.StatusCode.DEADLINE_EXCEEDED: 504,
+    grpc.StatusCode.INTERNAL: 500,  # a fault of the platform (a store error it reported)
 }
 
 KIND: Mapping[str, Mapping[str, str]] = {
@@ -152,7 +155,9 @@ def from_rpc(error: grpc.aio.AioRpcError, lang: str) -> Refusal:
     trailing = dict(error.trailing_metadata() or ())
     code = str(trailing.get("maumau-error-code", ""))
     details = error.details() or ""
-    if code:
+    if code in MESSAGES["en"]:
+        message = f"{KIND[lang]['INTERNAL']}: {MESSAGES[lang][code]}"
+    elif code:
         try:
             params = json.loads(str(trailing.get("maumau-error-params", "{}")))
         except ValueError:

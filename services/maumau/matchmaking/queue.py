@@ -44,7 +44,7 @@ import grpc
 import redis.asyncio as redis
 
 from maumau.common.errors import ServiceError
-from maumau.common.redis_client import Durability
+from maumau.common.redis_client import Durability, Script
 from maumau.matchmaking.forming import Table, Waiting
 from maumau.matchmaking.ratings import RatingLookup
 
@@ -56,7 +56,9 @@ LEGACY_QUEUES, LEGACY_QUEUE_INFO = "mm:queues", "mm:queue-info"
 # KEYS: waiting, leases, formations, owners. ARGV: lease end, owner, then per table:
 # formation id, formation JSON, ticket count, ticket ids. Claims every table whose tickets are
 # all still waiting; answers the formation ids claimed.
-_CLAIM = """
+_CLAIM = Script(
+    "matchmaking.claim",
+    """
 local claimed = {}
 local i = 3
 while i <= #ARGV do
@@ -75,14 +77,17 @@ while i <= #ARGV do
   i = i + 3 + n
 end
 return claimed
-"""
+""",
+)
 
 # KEYS: leases, formations, owners, created, status, done, expiry. ARGV: owner, now, then per
 # formation: formation id, match id, ticket count, then ticket id and seated status per ticket.
 # Seats a formation's tickets if its lease is still the owner's ('ok'); else leaves the match for
 # the replica that took over ('handed'), or, when the formation is gone, answers its first
 # ticket's status ('gone'). Answers an outcome and a status ('' but for 'gone') per formation.
-_COMMIT = """
+_COMMIT = Script(
+    "matchmaking.commit",
+    """
 local out = {}
 local i = 3
 while i <= #ARGV do
@@ -112,11 +117,14 @@ while i <= #ARGV do
   i = i + 3 + 2 * n
 end
 return out
-"""
+""",
+)
 
 # KEYS: leases, owners, formations, created. ARGV: now, new lease end, owner, limit. Takes over
 # formations whose lease ran out; answers formation id, formation JSON and match left, each.
-_RECLAIM = """
+_RECLAIM = Script(
+    "matchmaking.reclaim",
+    """
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[4])
 local out = {}
 for _, id in ipairs(due) do
@@ -127,12 +135,15 @@ for _, id in ipairs(due) do
   out[#out + 1] = redis.call('HGET', KEYS[4], id) or ''
 end
 return out
-"""
+""",
+)
 
 # KEYS: leases, formations, owners, created, waiting. ARGV: formation id, owner, then ticket id
 # and queued-at per ticket. Puts the tickets back in the queue, unless a match was left for the
 # formation meanwhile ('adopt') or the lease is someone else's ('lost').
-_GIVE_BACK = """
+_GIVE_BACK = Script(
+    "matchmaking.give_back",
+    """
 if redis.call('HGET', KEYS[3], ARGV[1]) ~= ARGV[2] then return {'lost'} end
 local created = redis.call('HGET', KEYS[4], ARGV[1])
 if created then return {'adopt', created} end
@@ -141,20 +152,26 @@ redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])
 return {'returned'}
-"""
+""",
+)
 
 # KEYS: waiting, expiry, status, done. ARGV: ticket id, now, cancelled status. 1: cancelled.
-_CANCEL = """
+_CANCEL = Script(
+    "matchmaking.cancel",
+    """
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return 0 end
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
 redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
 return 1
-"""
+""",
+)
 
 # KEYS: waiting, expiry, status, done. ARGV: now, limit, expired status. Expires the waiting
 # tickets whose time is up (a claimed one expires if its table fails and it comes back).
-_EXPIRE = """
+_EXPIRE = Script(
+    "matchmaking.expire",
+    """
 local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
 local out = {}
 for _, id in ipairs(due) do
@@ -166,12 +183,15 @@ for _, id in ipairs(due) do
   end
 end
 return out
-"""
+""",
+)
 
 # KEYS: done, tickets, status, info. ARGV: ended before, limit. Forgets tickets ended long ago;
 # answers how many and when the oldest ticket left ended ('' for none). The queue's info goes
 # with its last ticket (an enqueue writes info and ticket in one transaction).
-_FORGET = """
+_FORGET = Script(
+    "matchmaking.forget",
+    """
 local old = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
 for _, id in ipairs(old) do
   redis.call('HDEL', KEYS[2], id)
@@ -181,22 +201,29 @@ end
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 if #oldest == 0 and redis.call('HLEN', KEYS[2]) == 0 then redis.call('DEL', KEYS[4]) end
 return {#old, oldest[2] or ''}
-"""
+""",
+)
 
 # KEYS: waiting, expiry, leases. Whether the queue holds a live ticket (waiting, claimed for a
 # table being created, or not yet ended).
-_BUSY = """
+_BUSY = Script(
+    "matchmaking.busy",
+    """
 return redis.call('ZCARD', KEYS[1]) + redis.call('ZCARD', KEYS[2]) + redis.call('ZCARD', KEYS[3])
-"""
+""",
+)
 
 # KEYS: a player's latest-ticket key. ARGV: expected ticket id, new ticket id ('': none),
 # seconds to keep.
-_REPLACE = """
+_REPLACE = Script(
+    "matchmaking.replace",
+    """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 if ARGV[2] == '' then redis.call('DEL', KEYS[1]) return 1 end
 redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
 return 1
-"""
+""",
+)
 
 
 class LiveTicket(Exception):
@@ -398,15 +425,6 @@ class TicketQueue:
         """Seatings are confirmed by replicas before the tickets' players hear of them."""
         self.lease_seconds = lease_seconds
         self.retention_seconds = retention_seconds
-        self._claim = client.register_script(_CLAIM)
-        self._commit = client.register_script(_COMMIT)
-        self._reclaim = client.register_script(_RECLAIM)
-        self._give_back = client.register_script(_GIVE_BACK)
-        self._cancel = client.register_script(_CANCEL)
-        self._expire = client.register_script(_EXPIRE)
-        self._forget = client.register_script(_FORGET)
-        self._busy = client.register_script(_BUSY)
-        self._replace = client.register_script(_REPLACE)
         self._queues: dict[str, QueueInfo] = {}
         self._specs: dict[str, dict[str, tuple[TicketSpec, float]]] = {}
         """Per queue tag: the specs (and ratings) of the waiting tickets last seen."""
@@ -450,7 +468,7 @@ class TicketQueue:
         comes meanwhile is seen here (and its tag kept), or adds the tag back itself."""
         await self.redis.zrem(ACTIVE, queue.tag)
         keys = [queue.key(k) for k in ("waiting", "expiry", "leases")]
-        if await self._busy(keys=keys):
+        if await self.durability.call(_BUSY, keys):
             await self.redis.zadd(ACTIVE, {queue.tag: time.time()})
             return True
         self._specs.pop(queue.tag, None)
@@ -505,7 +523,9 @@ class TicketQueue:
             live, previous = await self._point(player, ticket_id, keep)
             if live:
                 for other, before in taken:  # they point at their latest ticket again
-                    await self._replace(keys=[player_key(other)], args=[ticket_id, before, keep])
+                    await self.durability.call(
+                        _REPLACE, [player_key(other)], [ticket_id, before, keep]
+                    )
                 ended = TicketStatus(CANCELLED, time.time(), reason="a player has a live ticket")
                 await self._end(queue, ticket_id, ended)
                 raise LiveTicket(player, live)
@@ -538,7 +558,7 @@ class TicketQueue:
             ticket = await self.get(current_id)
             if ticket is not None and self._live(ticket):
                 return current_id, ""
-            if await self._replace(keys=[key], args=[current_id, ticket_id, keep]):
+            if await self.durability.call(_REPLACE, [key], [current_id, ticket_id, keep]):
                 return "", current_id
         raise ServiceError(grpc.StatusCode.ABORTED, "too many enqueues at once; try again")
 
@@ -584,9 +604,10 @@ class TicketQueue:
         """The ticket cancelled, or as it is when it is no longer waiting."""
         queue = ticket.queue
         status = TicketStatus(CANCELLED, time.time(), reason=reason)
-        if await self._cancel(
-            keys=[queue.key(k) for k in ("waiting", "expiry", "status", "done")],
-            args=[ticket.ticket_id, status.at, status.to_json()],
+        if await self.durability.call(
+            _CANCEL,
+            [queue.key(k) for k in ("waiting", "expiry", "status", "done")],
+            [ticket.ticket_id, status.at, status.to_json()],
         ):
             await self._ended(queue, status.at)
         return await self.get(ticket.ticket_id) or ticket
@@ -628,7 +649,7 @@ class TicketQueue:
             ids = [ticket_id for ticket_id, _, _ in formation.tickets]
             args += [formation.formation_id, formation.to_json(), len(ids), *ids]
         keys = [queue.key(k) for k in ("waiting", "leases", "formations", "owners")]
-        claimed = {fid.decode() for fid in await self._claim(keys=keys, args=args)}
+        claimed = {fid.decode() for fid in await self.durability.call(_CLAIM, keys, args)}
         return [f for f in formations if f.formation_id in claimed]
 
     async def commit(
@@ -645,7 +666,7 @@ class TicketQueue:
             for ticket_id, _, players in formation.tickets:
                 args += [ticket_id, formation.seated(players, match_id).to_json()]
         parts = ("leases", "formations", "owners", "created", "status", "done", "expiry")
-        flat = await self.durability.run_script(self._commit, [queue.key(k) for k in parts], args)
+        flat = await self.durability.call(_COMMIT, [queue.key(k) for k in parts], args, wait=True)
         await self._ended(queue, float(args[1]))
         return [
             (flat[k].decode(), TicketStatus.from_json(flat[k + 1]) if flat[k + 1] else None)
@@ -658,7 +679,9 @@ class TicketQueue:
         """Take over formations whose lease ran out: each with the match id a late replica left
         for it ('' when none)."""
         keys = [queue.key(k) for k in ("leases", "owners", "formations", "created")]
-        flat = await self._reclaim(keys=keys, args=[now, now + self.lease_seconds, owner, limit])
+        flat = await self.durability.call(
+            _RECLAIM, keys, [now, now + self.lease_seconds, owner, limit]
+        )
         taken = []
         for k in range(0, len(flat), 3):
             if flat[k + 1]:
@@ -674,13 +697,13 @@ class TicketQueue:
         for ticket_id, queued_at, _ in formation.tickets:
             args += [ticket_id, queued_at]
         keys = [queue.key(k) for k in ("leases", "formations", "owners", "created", "waiting")]
-        answer = await self._give_back(keys=keys, args=args)
+        answer = await self.durability.call(_GIVE_BACK, keys, args)
         return answer[0].decode(), answer[1].decode() if len(answer) > 1 else ""
 
     async def expire(self, queue: QueueInfo, now: float, limit: int = 1000) -> list[str]:
         status = TicketStatus(EXPIRED, now, reason="no table within the ticket's wait")
         keys = [queue.key(k) for k in ("waiting", "expiry", "status", "done")]
-        expired = await self._expire(keys=keys, args=[now, limit, status.to_json()])
+        expired = await self.durability.call(_EXPIRE, keys, [now, limit, status.to_json()])
         if expired:
             await self._ended(queue, now)
         return [ticket_id.decode() for ticket_id in expired]
@@ -691,8 +714,8 @@ class TicketQueue:
         ending meanwhile is never missed)."""
         await self.redis.zrem(FORGET, queue.tag)
         keys = [queue.key(k) for k in ("done", "tickets", "status", "info")]
-        forgotten, oldest = await self._forget(
-            keys=keys, args=[now - self.retention_seconds, limit]
+        forgotten, oldest = await self.durability.call(
+            _FORGET, keys, [now - self.retention_seconds, limit]
         )
         if oldest:
             await self._ended(queue, float(oldest))

@@ -44,7 +44,7 @@ import orjson
 import redis.asyncio as redis
 
 from maumau.common.ratings import RATING_KEPT_SECONDS, rating_key
-from maumau.common.redis_client import Durability
+from maumau.common.redis_client import Call, Durability, Script
 from maumau.rating.farming import WINDOW_SECONDS
 from maumau.rating.ladder import BOT_PREFIX, Result, Skill, current_season
 from maumau.rating.states import PresetState, SeasonRating, apply_result
@@ -62,7 +62,9 @@ HISTORY_KEPT = 100
 # when ``trim``, and expires with the newest match record it names;
 # ARGV[2]: history entries kept; then M match records, the P player states as read ('' for none)
 # and the P new player states. Scores travel as strings: Lua numbers would lose digits.
-_APPLY = """
+_APPLY = Script(
+    "rating.apply",
+    """
 local p = cjson.decode(ARGV[1])
 local m, n, keep = p.matches, p.players, tonumber(ARGV[2])
 if redis.call('EXISTS', unpack(KEYS, 2, m + 1)) > 0 then return 'conflict' end
@@ -94,7 +96,8 @@ for _, z in ipairs(p.sorted) do
   end
 end
 return 'ok'
-"""
+""",
+)
 
 
 @dataclass
@@ -156,7 +159,6 @@ class RatingStore:
         self.farming_window_seconds = farming_window_seconds
         self.durability = durability or Durability(client)
         self.tag = tag
-        self._apply = client.register_script(_APPLY)
 
     # ---------------------------------------------------------------- keys
 
@@ -249,8 +251,8 @@ class RatingStore:
         """Apply each step in memory and write it, each script sent as soon as computed (Redis
         runs it while the next is computed); for each, whether it was written (False: one of its
         matches or players changed since it was read)."""
-        statuses = await self.durability.run_scripts_as_computed(
-            self._apply, (self._commit_args(step) for step in steps)
+        statuses = await self.durability.run(
+            Call(_APPLY, *self._commit_args(step), wait=True) for step in steps
         )
         committed = [status == b"ok" for status in statuses]
         await self._publish_ratings([step for step, ok in zip(steps, committed, strict=True) if ok])

@@ -41,6 +41,7 @@ import grpc
 import redis.asyncio as redis
 
 from maumau.common.errors import ServiceError
+from maumau.common.redis_client import Durability, Script
 from maumau.tournaments.state import OVER, Events, Tournament
 from maumau.v1 import tournaments_pb2 as pb
 
@@ -58,7 +59,9 @@ T = TypeVar("T")
 # Write the new state if the version is unchanged, append the events, set the expiry once over.
 # KEYS: hash, events, owner. ARGV: expected version ('' for a new tournament), state, expiry
 # seconds ('0': none), events cap, then the events.
-_COMMIT = """
+_COMMIT = Script(
+    "tournaments.commit",
+    """
 local version = redis.call('HGET', KEYS[1], 'version')
 if (version or '') ~= ARGV[1] then return {'conflict', version or ''} end
 local next_version = (tonumber(version) or 0) + 1
@@ -71,42 +74,57 @@ if ARGV[3] ~= '0' then
   for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[3]) end
 end
 return {'ok', tostring(next_version), last}
-"""
+""",
+)
 
 # Take or keep the lease of driving a tournament. KEYS: owner. ARGV: replica, lease ms.
-_LEASE = """
+_LEASE = Script(
+    "tournaments.lease",
+    """
 local owner = redis.call('GET', KEYS[1])
 if owner and owner ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
-"""
+""",
+)
 
 # Give up the lease if this replica holds it. KEYS: owner. ARGV: replica.
-_RELEASE = """
+_RELEASE = Script(
+    "tournaments.release",
+    """
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
-"""
+""",
+)
 
 # Claim due tournaments: push each a lease into the future. KEYS: due. ARGV: now, lease, count.
-_CLAIM = """
+_CLAIM = Script(
+    "tournaments.claim",
+    """
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
 for _, member in ipairs(due) do
   redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), member)
 end
 return due
-"""
+""",
+)
 
 # Count an organizer's tournament against the quota. KEYS: organizer set. ARGV: id, now, limit.
-_QUOTA = """
+_QUOTA = Script(
+    "tournaments.quota",
+    """
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 return 1
-"""
+""",
+)
 
 # Add a finished tournament's places to a championship year, once. KEYS: points, maumaus,
 # tournaments, names, awarded. ARGV: tournament id, expiry seconds, then per player: id, points,
 # Mau-Mau finishes, name.
-_AWARD = """
+_AWARD = Script(
+    "tournaments.award",
+    """
 if redis.call('SADD', KEYS[5], ARGV[1]) == 0 then return 0 end
 for i = 3, #ARGV, 4 do
   redis.call('ZINCRBY', KEYS[1], ARGV[i + 1], ARGV[i])
@@ -116,7 +134,8 @@ for i = 3, #ARGV, 4 do
 end
 for i = 1, 5 do redis.call('EXPIRE', KEYS[i], ARGV[2]) end
 return 1
-"""
+""",
+)
 
 
 def tournament_key(tournament_id: str) -> str:
@@ -132,7 +151,9 @@ HISTORY_KEPT = 100
 
 # KEYS: a player's history, its places. ARGV: tournament id, finished at, place JSON, entries
 # kept, seconds to keep. Adds the entry and forgets the oldest beyond those kept.
-_RECORD_HISTORY = """
+_RECORD_HISTORY = Script(
+    "tournaments.record_history",
+    """
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
 local old = redis.call('ZRANGE', KEYS[1], 0, -tonumber(ARGV[4]) - 1)
@@ -142,7 +163,8 @@ if #old > 0 then
 end
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 redis.call('EXPIRE', KEYS[2], ARGV[5])
-"""
+""",
+)
 
 
 def organizer_key(player_id: str) -> str:
@@ -197,13 +219,8 @@ class TournamentStore:
     def __init__(self, client: redis.Redis, retention_seconds: int) -> None:
         self.redis = client
         self.retention_seconds = retention_seconds
-        self._commit = client.register_script(_COMMIT)
-        self._lease = client.register_script(_LEASE)
-        self._release = client.register_script(_RELEASE)
-        self._claim = client.register_script(_CLAIM)
-        self._quota = client.register_script(_QUOTA)
-        self._award = client.register_script(_AWARD)
-        self._record_history = client.register_script(_RECORD_HISTORY)
+        self.scripts = Durability(client, min_replicas=0)
+        """The scripts' runner; no write of a tournament waits for replicas."""
 
     # ------------------------------------------------------------ records
 
@@ -242,9 +259,10 @@ class TournamentStore:
     async def _write(self, t: Tournament, version: int | None, events: Events) -> bool:
         key = tournament_key(t.tournament_id)
         expiry = self.retention_seconds if t.status in OVER else 0
-        reply: list[Any] = await self._commit(
-            keys=[key, f"{key}:events", f"{key}:owner"],
-            args=[
+        reply: list[Any] = await self.scripts.call(
+            _COMMIT,
+            [key, f"{key}:events", f"{key}:owner"],
+            [
                 "" if version is None else str(version),
                 t.to_json(),
                 str(expiry),
@@ -286,7 +304,7 @@ class TournamentStore:
         self, organizer: str, tournament_id: str, now: float, limit: int
     ) -> bool:
         return bool(
-            await self._quota(keys=[organizer_key(organizer)], args=[tournament_id, now, limit])
+            await self.scripts.call(_QUOTA, [organizer_key(organizer)], [tournament_id, now, limit])
         )
 
     async def release_organizer(self, organizer: str, tournament_id: str) -> None:
@@ -313,17 +331,17 @@ class TournamentStore:
         await self.redis.zrem(DUE, tournament_id)
 
     async def claim_due(self, now: float, lease_seconds: float, limit: int) -> list[str]:
-        due: list[bytes] = await self._claim(keys=[DUE], args=[now, lease_seconds, limit])
+        due: list[bytes] = await self.scripts.call(_CLAIM, [DUE], [now, lease_seconds, limit])
         return [member.decode() for member in due]
 
     async def hold(self, tournament_id: str, replica: str, lease_seconds: float) -> bool:
         """Take or renew the lease on driving the tournament; False if another replica has it."""
         owner = f"{tournament_key(tournament_id)}:owner"
-        held = await self._lease(keys=[owner], args=[replica, int(lease_seconds * 1000)])
+        held = await self.scripts.call(_LEASE, [owner], [replica, int(lease_seconds * 1000)])
         return bool(held)
 
     async def let_go(self, tournament_id: str, replica: str) -> None:
-        await self._release(keys=[f"{tournament_key(tournament_id)}:owner"], args=[replica])
+        await self.scripts.call(_RELEASE, [f"{tournament_key(tournament_id)}:owner"], [replica])
 
     async def count_due(self, before: float) -> int:
         count: int = await self.redis.zcount(DUE, "-inf", before)
@@ -341,15 +359,16 @@ class TournamentStore:
         args: list[str | int] = [t.tournament_id, keep_seconds]
         for player, points, maumaus, name in rows:
             args.extend([player, points, maumaus, name])
-        return bool(await self._award(keys=championship_keys(t.year), args=args))
+        return bool(await self.scripts.call(_AWARD, championship_keys(t.year), args))
 
     async def record_history(
         self, player: str, t: Tournament, place: dict[str, Any], keep_seconds: int
     ) -> None:
         key = history_key(player)
-        await self._record_history(
-            keys=[key, f"{key}:places"],
-            args=[t.tournament_id, t.finished_at, json.dumps(place), HISTORY_KEPT, keep_seconds],
+        await self.scripts.call(
+            _RECORD_HISTORY,
+            [key, f"{key}:places"],
+            [t.tournament_id, t.finished_at, json.dumps(place), HISTORY_KEPT, keep_seconds],
         )
 
     async def history(self, player: str, limit: int) -> list[dict[str, Any]]:
