@@ -36,6 +36,8 @@ from maumau.common import tokens
 from maumau.common.redis_server import EmbeddedRedis
 from maumau.tournaments.app import TournamentsApp
 from maumau.v1 import (
+    accounts_pb2,
+    accounts_pb2_grpc,
     bots_pb2,
     engine_pb2,
     game_pb2,
@@ -55,6 +57,7 @@ PROTOS = {
     "matchmaking": matchmaking_pb2,
     "rating": rating_pb2,
     "tournaments": tournaments_pb2,
+    "accounts": accounts_pb2,
 }
 METHODS = [
     (name, method)
@@ -105,7 +108,10 @@ async def target(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Targ
         tournaments = await start_tournaments(server.url, engine)
         try:
             async with grpc.aio.insecure_channel(engine) as channel:
-                yield Target(services, tournaments, *await _credentials(channel))
+                ids, issued = await _credentials(channel)
+                accounts = f"127.0.0.1:{services.accounts.port}"
+                more_ids, more = await _account_tokens(channel, accounts)
+                yield Target(services, tournaments, ids + more_ids, issued + more)
         finally:
             await tournaments.stop(0)
             await tournaments.redis.aclose()
@@ -149,6 +155,36 @@ async def _credentials(channel: grpc.aio.Channel) -> tuple[list[str], list[str]]
         tokens.issue_player_token(b"another secret", player_id),
     ]
     return [player_id, match_id, registered.player_token[:20]], issued
+
+
+async def _account_tokens(engine: grpc.aio.Channel, accounts: str) -> tuple[list[str], list[str]]:
+    """An account's username and its tokens: a session's, and access tokens of each scope."""
+    register = engine.unary_unary(
+        "/maumau.v1.Players/Register",
+        request_serializer=players_pb2.RegisterRequest.SerializeToString,
+        response_deserializer=players_pb2.RegisterResponse.FromString,
+    )
+    registered = await register(players_pb2.RegisterRequest(name="Hostile account"))
+    async with grpc.aio.insecure_channel(accounts) as channel:
+        stub = accounts_pb2_grpc.AccountsServiceStub(channel)
+        claimed = await stub.Claim(
+            accounts_pb2.ClaimRequest(username="hostile", password="hostile passphrase"),
+            metadata=tokens.bearer_metadata(registered.player_token),
+        )
+        session = claimed.signed_in.player_token
+        made = [
+            await stub.CreateAccessToken(
+                accounts_pb2.CreateAccessTokenRequest(name="hostile", scope=scope),
+                metadata=tokens.bearer_metadata(session),
+            )
+            for scope in (accounts_pb2.TOKEN_SCOPE_READ, accounts_pb2.TOKEN_SCOPE_PLAY)
+        ]
+    player_id = registered.player_id
+    return ["hostile", made[0].token.token_id, claimed.signed_in.session_id], [
+        session,
+        *(answer.access_token for answer in made),
+        tokens.issue_player_token(SECRET, player_id, scope=tokens.Scope.BOT_PLAY, session="x"),
+    ]
 
 
 # ---------------------------------------------------------------- requests from descriptors
@@ -273,6 +309,7 @@ def _address(target: Target, service: str) -> str:
         "matchmaking": services.matchmaking.port,
         "rating": services.rating.port,
         "tournaments": target.tournaments.port,
+        "accounts": services.accounts.port,
     }[service]
     return f"127.0.0.1:{port}"
 
@@ -350,7 +387,7 @@ async def test_no_request_gets_unknown_or_internal(
 
 # ---------------------------------------------------------------- bytes that do not decode
 
-SERVERS = ("engine", "bots", "matchmaking", "rating", "tournaments")
+SERVERS = ("engine", "bots", "matchmaking", "rating", "tournaments", "accounts")
 UNKNOWN_FIELD = 2**29 - 1
 """The highest field number a message may have: unused in every request, so a field of it is
 an unknown field, which a valid message may carry."""

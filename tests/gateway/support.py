@@ -1,6 +1,6 @@
-"""The whole platform for gateway tests: engine, bots, matchmaker, rating and tournaments on
-127.0.0.1:0 over the shared real redis-server, and a real gateway in front of them on a free
-port."""
+"""The whole platform for gateway tests: engine, bots, matchmaker, rating, tournaments and
+accounts on 127.0.0.1:0 over the shared real redis-server, and a real gateway in front of them on
+a free port."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import grpc
 import redis.asyncio
 from aiohttp import web
 
+from maumau.accounts.app import AccountsApp
 from maumau.bots.app import BotsApp
 from maumau.common.config import ServiceConfig
 from maumau.common.tokens import issue_player_token
@@ -28,6 +29,7 @@ from maumau.rating.app import RatingApp
 from maumau.rating.settings import Settings as RatingSettings
 from maumau.tournaments.app import TournamentsApp
 from maumau.v1 import tournaments_pb2, tournaments_pb2_grpc
+from tests.accounts.support import start_accounts
 from tests.matchmaking.support import fast
 from tests.support.engine import SECRET, engine_config, generous
 from tests.tournaments.support import start_tournaments
@@ -45,6 +47,7 @@ class Platform:
     rating: RatingApp
     tournaments: TournamentsApp
     clients: list[redis.asyncio.Redis]
+    accounts: AccountsApp
 
     def settings(self, **changes: object) -> GatewaySettings:
         """Gateway settings pointing at these services, on a free port."""
@@ -88,9 +91,17 @@ async def platform(redis_url: str, bot_delay: float = 0.0) -> AsyncIterator[Plat
     )
     await rating.start()
     tournaments = await start_tournaments(redis_url, f"127.0.0.1:{engine.port}")
+    accounts = await start_accounts(
+        redis_url,
+        f"127.0.0.1:{engine.port}",
+        rating_address=f"127.0.0.1:{rating.port}",
+        tournaments_address=f"127.0.0.1:{tournaments.port}",
+    )
     try:
-        yield Platform(engine, bots, matchmaking, rating, tournaments, clients)
+        yield Platform(engine, bots, matchmaking, rating, tournaments, clients, accounts)
     finally:
+        await accounts.stop(0)
+        await accounts.redis.aclose()
         await tournaments.stop(0)
         await rating.stop(0)
         await matchmaking.stop(0)

@@ -26,6 +26,7 @@ SERVICE_PORTS: Mapping[str, Ports] = {
     "matchmaking": Ports(50053, 9103),
     "rating": Ports(50054, 9104),
     "tournaments": Ports(50055, 9105),
+    "accounts": Ports(50056, 9107),
 }
 """The default ports; a new service takes the next pair."""
 

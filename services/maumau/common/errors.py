@@ -41,7 +41,7 @@ from maumau.common.redis_client import (
     is_transient,
     reported,
 )
-from maumau.common.tokens import TokenError, WrongKind
+from maumau.common.tokens import NotInScope, TokenError, WrongKind
 from maumau.rules.errors import BadInput
 
 ERROR_CODE_KEY = "maumau-error-code"
@@ -156,6 +156,8 @@ def status_for(error: BaseException) -> grpc.StatusCode | None:
         return grpc.StatusCode.INTERNAL
     if raised_in_redis_client(error):
         return grpc.StatusCode.UNAVAILABLE
+    if isinstance(error, NotInScope):  # a valid token whose scope does not reach the call
+        return grpc.StatusCode.PERMISSION_DENIED
     if isinstance(error, WrongKind):  # a valid token, of a kind this call does not take
         return grpc.StatusCode.PERMISSION_DENIED
     if isinstance(error, TokenError):
@@ -187,7 +189,15 @@ async def abort_for(context: grpc.aio.ServicerContext[Any, Any], error: BaseExce
     if status is None:
         raise error
     if isinstance(error, RuleViolation):
-        await abort(context, status, error.message, error_code=error.code, params=error.params)
+        wait = error.retry_after_seconds if isinstance(error, Exhausted) else None
+        await abort(
+            context,
+            status,
+            error.message,
+            error_code=error.code,
+            params=error.params,
+            retry_after_seconds=wait,
+        )
     if is_out_of_memory(error):
         await abort(context, status, OUT_OF_MEMORY_MESSAGE)
     if status == grpc.StatusCode.INTERNAL and not isinstance(error, ServiceError):

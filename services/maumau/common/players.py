@@ -1,7 +1,15 @@
 """The player directory in Redis, the contract every service reads display names from: a
 ``player:{id}`` hash per player, its field ``name`` the display name (written by the engine's
-Players service), its field ``token_generation`` the generation a player token must carry to be
-taken (absent: 0; the Players service's RevokeTokens raises it, ending every older token)."""
+Players service, and by the Accounts service when the player claims a username or deletes the
+account), its field ``token_generation`` the generation a player token must carry to be taken
+(absent: 0; the Players service's RevokeTokens raises it, ending every older token).
+
+An account's grants are fields of the same hash (written by the Accounts service): for each
+sign-in's session and each personal access token, ``grant:<id>`` (what it is, JSON, see
+``maumau.accounts.store``) and ``until:<id>`` (Unix seconds when its latest token ends). A
+player token naming a grant (claim ``sid``) is taken only while ``grant:<id>`` is there, so
+signing one device out, or revoking one token, ends it at once on every service: the check reads
+the generation and the grant in one HMGET of one key."""
 
 from __future__ import annotations
 
@@ -12,6 +20,9 @@ import redis.asyncio as redis
 from maumau.common.tokens import PlayerClaims, TokenError, new_id
 
 MAX_NAME_LENGTH = 32
+GRANT = "grant:"
+"""The prefix of a grant's field in ``player:{id}``; ``until:`` that of when its token ends."""
+UNTIL = "until:"
 
 
 def check_name(name: str) -> str:
@@ -43,12 +54,29 @@ class PlayerDirectory:
         return int(await self.redis.hincrby(f"player:{{{player_id}}}", "token_generation", 1))
 
     async def check_token(self, claims: PlayerClaims) -> PlayerClaims:
-        """``claims`` if their generation is the player's current one; TokenError if revoked."""
-        if claims.generation is not None and claims.generation != await self.generation(
-            claims.player_id
-        ):
+        """``claims`` if their generation is the player's current one and the grant they name
+        (if any) is still there; TokenError if revoked or signed out."""
+        if claims.session is not None:
+            generation, grant = await self.redis.hmget(
+                f"player:{{{claims.player_id}}}", ["token_generation", GRANT + claims.session]
+            )
+            if grant is None:
+                raise TokenError(
+                    "player token ended: its session was signed out or its access token "
+                    "revoked; sign in again"
+                )
+            current = int(generation or 0)
+        elif claims.generation is None:
+            return claims
+        else:
+            current = await self.generation(claims.player_id)
+        if claims.generation is not None and claims.generation != current:
             raise TokenError("player token revoked: its player ended it; sign in with a newer one")
         return claims
+
+    async def renew_grant(self, player_id: str, grant: str, until: int) -> None:
+        """Note that the grant's latest token ends at ``until`` (RenewToken of a session)."""
+        await self.redis.hset(f"player:{{{player_id}}}", UNTIL + grant, until)
 
     async def name(self, player_id: str) -> str:
         """The player's display name, or '' for an id the directory does not know."""

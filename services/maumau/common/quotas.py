@@ -61,26 +61,39 @@ def peer_host(context: grpc.aio.ServicerContext[Any, Any]) -> str:
     return kind or "unknown"
 
 
+def limits_storage(client: redis.Redis) -> RedisStorage:
+    """The ``limits`` package's storage in the Redis of ``client``: the windows of every limit
+    of the platform (keys ``quota/...``), so every replica counts against the same ones."""
+    if isinstance(client, RedisCluster):
+        # limits opens its own cluster client from a node; the window keys are single keys.
+        node = client.get_nodes()[0]
+        return RedisClusterStorage(
+            f"async+redis+cluster://{node.host}:{node.port}",
+            implementation="redispy",
+            key_prefix=KEY_PREFIX,
+        )
+    return RedisStorage(
+        "async+redis://",
+        implementation="redispy",
+        connection_pool=client.connection_pool,  # type: ignore[arg-type]  # typed too narrowly
+        key_prefix=KEY_PREFIX,
+    )
+
+
+def exempted(host: str, networks: Sequence[Network]) -> bool:
+    """Whether ``host`` is an address in one of ``networks`` (a trusted relay)."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return any(address in network for network in networks)
+
+
 class Quotas:
     """One service's rate limits, counted in the Redis of ``client``."""
 
     def __init__(self, client: redis.Redis, rates: Rates) -> None:
-        if isinstance(client, RedisCluster):
-            # limits opens its own cluster client from a node; the window keys are single keys.
-            node = client.get_nodes()[0]
-            storage: RedisStorage = RedisClusterStorage(
-                f"async+redis+cluster://{node.host}:{node.port}",
-                implementation="redispy",
-                key_prefix=KEY_PREFIX,
-            )
-        else:
-            storage = RedisStorage(
-                "async+redis://",
-                implementation="redispy",
-                connection_pool=client.connection_pool,  # type: ignore[arg-type]  # typed too narrowly
-                key_prefix=KEY_PREFIX,
-            )
-        self._limiter = MovingWindowRateLimiter(storage)
+        self._limiter = MovingWindowRateLimiter(limits_storage(client))
         self._per_player = parse(rates.per_player)
         self._per_address = parse(rates.per_address)
         self._registrations = parse(rates.registrations_per_address)
@@ -113,11 +126,7 @@ class Quotas:
         await self._hit(rate, scope, host, f"address {host}", action)
 
     def _exempted(self, host: str) -> bool:
-        try:
-            address = ipaddress.ip_address(host)
-        except ValueError:
-            return False
-        return any(address in network for network in self._exempt)
+        return exempted(host, self._exempt)
 
     async def _hit(self, rate: RateLimitItem, scope: str, who: str, name: str, action: str) -> None:
         if await self._limiter.hit(rate, scope, who):

@@ -8,6 +8,15 @@ purpose is refused for another: a seat token acts for exactly one seat of one ma
 player token also carries its player's token generation (``gen``), which the player directory
 compares with the one in Redis, so a player can revoke every token of theirs at once.
 
+A player token may also name a grant of its account (``sid``: one sign-in's session or one
+personal access token, which the player directory checks is still there, so one of them can be
+ended alone) and a scope (``scp``). A token without ``scp`` is a sign-in's own: it may do
+everything its player may. A personal access token's scope limits it: ``play`` plays (and
+reads), ``read`` only reads, ``bot:play`` is reserved and reaches nothing yet. Every check of a
+token names what the call needs (:class:`Scope`, ``play`` unless said otherwise), so a call
+that writes refuses a ``read`` token with :class:`NotInScope` (PERMISSION_DENIED), whichever
+kind of token the call wants.
+
 The signing key is derived from the platform secret (HMAC-SHA256 with a fixed label), so the
 key always has the length HS256 asks for and the secret itself signs nothing else.
 """
@@ -56,6 +65,47 @@ class WrongKind(TokenError):
     """A valid token of another kind (a seat token where a player token is needed, ...)."""
 
 
+class NotInScope(TokenError):
+    """A valid personal access token whose scope does not reach the call (PERMISSION_DENIED)."""
+
+
+class Scope(StrEnum):
+    """What a call needs of a player token, and what a personal access token may be given."""
+
+    READ = "read"
+    """Looking: views, events, matches, tickets, rooms, parties."""
+    PLAY = "play"
+    """Everything a player does at the table and around it: create, join, act, queue, enter."""
+    BOT_PLAY = "bot:play"
+    """Reserved for bot accounts (a later version): no call accepts it yet."""
+    ACCOUNT = "account"
+    """The account itself (sessions, tokens, sign-in ways, export, delete): only a sign-in's own
+    token has it, never a personal access token."""
+
+
+TOKEN_SCOPES = (Scope.PLAY, Scope.READ, Scope.BOT_PLAY)
+"""The scopes a personal access token may carry."""
+
+_GRANTED: dict[Scope | None, frozenset[Scope]] = {
+    None: frozenset({Scope.READ, Scope.PLAY, Scope.ACCOUNT}),
+    Scope.PLAY: frozenset({Scope.READ, Scope.PLAY}),
+    Scope.READ: frozenset({Scope.READ}),
+    Scope.BOT_PLAY: frozenset(),
+}
+
+
+def reaches(scope: Scope | None, needs: Scope) -> bool:
+    """Whether a player token of ``scope`` (None: a sign-in's own) may make a call needing
+    ``needs``.
+
+    >>> reaches(None, Scope.ACCOUNT), reaches(Scope.PLAY, Scope.READ)
+    (True, True)
+    >>> reaches(Scope.READ, Scope.PLAY), reaches(Scope.PLAY, Scope.ACCOUNT)
+    (False, False)
+    """
+    return needs in _GRANTED[scope]
+
+
 class TokenKind(StrEnum):
     PLAYER = "player"
     SEAT = "seat"
@@ -76,6 +126,11 @@ class PlayerClaims:
     generation: int | None = None
     """The player's token generation when issued; None for a token a platform service made for
     its own short call on the player's behalf (those are never handed to anyone)."""
+    scope: Scope | None = None
+    """A personal access token's scope; None for a sign-in's own token (every scope)."""
+    session: str | None = None
+    """The account's grant the token belongs to (a session or a personal access token), which
+    must still exist; None for a token of no grant (an anonymous player's, Register's)."""
 
 
 @dataclass(frozen=True)
@@ -107,9 +162,16 @@ def issue_player_token(
     generation: int | None = None,
     ttl_seconds: float = PLAYER_TOKEN_TTL_SECONDS,
     now: float | None = None,
+    scope: Scope | None = None,
+    session: str | None = None,
 ) -> str:
-    """A token that proves who the player is, but gives no seat."""
-    claims = {} if generation is None else {"gen": generation}
+    """A token that proves who the player is, but gives no seat; with ``session`` it belongs
+    to that grant of the account, with ``scope`` it is limited to it."""
+    claims: dict[str, Any] = {} if generation is None else {"gen": generation}
+    if session is not None:
+        claims["sid"] = session
+    if scope is not None:
+        claims["scp"] = scope.value
     return _issue(secret, TokenKind.PLAYER, player_id, claims, ttl_seconds, now)
 
 
@@ -148,33 +210,56 @@ def issue_bots_token(
 Claims = PlayerClaims | SeatClaims | ServiceClaims
 
 
-def verify_token(secret: bytes, token: str, *kinds: TokenKind, now: float | None = None) -> Claims:
-    """The claims of a token of one of ``kinds`` (decoded once, whichever kind it is); TokenError
-    says why it cannot be trusted, WrongKind when it is valid but of another kind (asking for
-    the first of ``kinds``, the one a person is expected to hold)."""
-    kind, payload = _verify(secret, token, kinds, now)
+def verify_token(
+    secret: bytes,
+    token: str,
+    *kinds: TokenKind,
+    now: float | None = None,
+    needs: Scope = Scope.PLAY,
+) -> Claims:
+    """The claims of a token of one of ``kinds`` (decoded once, whichever kind it is) for a call
+    that ``needs`` a scope; TokenError says why it cannot be trusted, WrongKind when it is valid
+    but of another kind (asking for the first of ``kinds``, the one a person is expected to
+    hold), NotInScope when it is a personal access token whose scope does not reach the call."""
+    kind, payload = _verify(secret, token, kinds, now, needs)
     if kind == TokenKind.PLAYER:
         generation = payload.get("gen")
         if generation is not None and (type(generation) is not int or generation < 0):
             raise TokenError("token is malformed: claim 'gen' is not a whole number")
-        return PlayerClaims(payload["sub"], payload["exp"], generation)
+        session = payload.get("sid")
+        if session is not None and (type(session) is not str or not session):
+            raise TokenError("token is malformed: claim 'sid' is not a grant id")
+        scope = payload.get("scp")
+        return PlayerClaims(
+            payload["sub"],
+            payload["exp"],
+            generation,
+            None if scope is None else Scope(scope),
+            session,
+        )
     if kind == TokenKind.SEAT:
         match_id, seat = _claim(payload, "mid", str), _claim(payload, "seat", int)
         return SeatClaims(match_id, seat, payload["sub"], payload["exp"])
     return ServiceClaims(payload["sub"], payload.get("exp"))
 
 
-def verify_player_token(secret: bytes, token: str, *, now: float | None = None) -> PlayerClaims:
-    """Who holds this player token; TokenError says why it cannot be trusted. The generation
-    is checked against Redis by ``maumau.common.players.PlayerDirectory.check_token``."""
-    claims = verify_token(secret, token, TokenKind.PLAYER, now=now)
+def verify_player_token(
+    secret: bytes, token: str, *, now: float | None = None, needs: Scope = Scope.PLAY
+) -> PlayerClaims:
+    """Who holds this player token, for a call that ``needs`` a scope; TokenError says why it
+    cannot be trusted. The generation and the grant are checked against Redis by
+    ``maumau.common.players.PlayerDirectory.check_token``."""
+    claims = verify_token(secret, token, TokenKind.PLAYER, now=now, needs=needs)
     assert isinstance(claims, PlayerClaims)
     return claims
 
 
-def verify_seat_token(secret: bytes, token: str, *, now: float | None = None) -> SeatClaims:
-    """Which seat of which match this token acts for; TokenError says why it cannot."""
-    claims = verify_token(secret, token, TokenKind.SEAT, now=now)
+def verify_seat_token(
+    secret: bytes, token: str, *, now: float | None = None, needs: Scope = Scope.PLAY
+) -> SeatClaims:
+    """Which seat of which match this token acts for; TokenError says why it cannot (a player
+    token whose scope does not reach ``needs``: NotInScope)."""
+    claims = verify_token(secret, token, TokenKind.SEAT, now=now, needs=needs)
     assert isinstance(claims, SeatClaims)
     return claims
 
@@ -246,7 +331,7 @@ def _issue(
 
 
 def _verify(
-    secret: bytes, token: str, kinds: tuple[TokenKind, ...], now: float | None
+    secret: bytes, token: str, kinds: tuple[TokenKind, ...], now: float | None, needs: Scope
 ) -> tuple[TokenKind, dict[str, Any]]:
     token = token.strip()
     if not token or len(token) > MAX_TOKEN_CHARACTERS or not token.isascii():
@@ -256,6 +341,8 @@ def _verify(
     payload = _decoded(secret, token)
     audience = payload.get("aud")
     kind = _KINDS.get(audience) if isinstance(audience, str) else None
+    if kind == TokenKind.PLAYER:
+        _check_scope(payload, needs)
     if kind not in kinds:
         raise WrongKind(f"this is a {kind or 'foreign'} token, a {kinds[0]} token is needed")
     assert kind is not None
@@ -273,6 +360,26 @@ def _verify(
             }[kind]
             raise TokenError(f"{kind} token expired: {again}")
     return kind, payload
+
+
+_SCOPES = {scope.value: scope for scope in TOKEN_SCOPES}
+
+
+def _check_scope(payload: dict[str, Any], needs: Scope) -> None:
+    """Refuse a player token whose scope does not reach ``needs``: checked before the kind, so
+    a ``read`` token shown where a seat token acts is refused for its scope."""
+    text = payload.get("scp")
+    if text is None:
+        return
+    scope = _SCOPES.get(text) if isinstance(text, str) else None
+    if scope is None:
+        raise TokenError("token is malformed: claim 'scp' is no scope (play, read, bot:play)")
+    if not reaches(scope, needs):
+        reach = ", ".join(sorted(s.value for s in _GRANTED[scope])) or "nothing yet"
+        raise NotInScope(
+            f"this personal access token has the scope '{scope}' ({reach}); this call needs "
+            f"'{needs}'" + (": sign in for it" if needs == Scope.ACCOUNT else "")
+        )
 
 
 @functools.lru_cache(maxsize=4096)

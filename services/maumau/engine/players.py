@@ -1,5 +1,7 @@
 """The Players gRPC service, served by the engine: register once, get a signed player token;
-renew it before it ends, or revoke every token of yours at once."""
+renew it before it ends, or revoke every token of yours at once. A token of an account's
+session (from the Accounts service) stays that session's when renewed or revoked; a personal
+access token is neither renewed nor used to revoke (PERMISSION_DENIED)."""
 
 from __future__ import annotations
 
@@ -29,12 +31,21 @@ class PlayersService(players_pb2_grpc.PlayersServicer):
         self.quotas = quotas
         self.token_ttl_seconds = token_ttl_seconds
 
-    def _token(self, player_id: str, generation: int) -> tuple[str, int]:
-        """A player token of the given generation and when it expires."""
+    async def _token(
+        self, player_id: str, generation: int, session: str | None = None
+    ) -> tuple[str, int]:
+        """A player token of the given generation (and session) and when it expires."""
         token = tokens.issue_player_token(
-            self.secret, player_id, generation=generation, ttl_seconds=self.token_ttl_seconds
+            self.secret,
+            player_id,
+            generation=generation,
+            ttl_seconds=self.token_ttl_seconds,
+            session=session,
         )
-        return token, tokens.verify_player_token(self.secret, token).expires_at
+        expires_at = tokens.verify_player_token(self.secret, token).expires_at
+        if session is not None:
+            await self.directory.renew_grant(player_id, session, expires_at)
+        return token, expires_at
 
     async def Register(
         self, request: players_pb2.RegisterRequest, context: Context
@@ -45,7 +56,7 @@ class PlayersService(players_pb2_grpc.PlayersServicer):
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, str(error)) from None
         await self.quotas.spend_registration(context)
         player_id = await self.directory.register(request.name)
-        token, expires_at = self._token(player_id, 0)
+        token, expires_at = await self._token(player_id, 0)
         return players_pb2.RegisterResponse(
             player_id=player_id, player_token=token, expires_at=expires_at
         )
@@ -54,8 +65,8 @@ class PlayersService(players_pb2_grpc.PlayersServicer):
         self, request: players_pb2.RenewTokenRequest, context: Context
     ) -> players_pb2.PlayerToken:
         claims = await self._caller(context)
-        token, expires_at = self._token(
-            claims.player_id, await self.directory.generation(claims.player_id)
+        token, expires_at = await self._token(
+            claims.player_id, await self.directory.generation(claims.player_id), claims.session
         )
         return players_pb2.PlayerToken(player_token=token, expires_at=expires_at)
 
@@ -63,14 +74,16 @@ class PlayersService(players_pb2_grpc.PlayersServicer):
         self, request: players_pb2.RevokeTokensRequest, context: Context
     ) -> players_pb2.PlayerToken:
         claims = await self._caller(context)
-        token, expires_at = self._token(
-            claims.player_id, await self.directory.revoke_tokens(claims.player_id)
+        token, expires_at = await self._token(
+            claims.player_id, await self.directory.revoke_tokens(claims.player_id), claims.session
         )
         return players_pb2.PlayerToken(player_token=token, expires_at=expires_at)
 
     async def _caller(self, context: Context) -> tokens.PlayerClaims:
         """The registered player whose own, current token the call shows."""
-        claims = tokens.verify_player_token(self.secret, tokens.bearer(context))
+        claims = tokens.verify_player_token(
+            self.secret, tokens.bearer(context), needs=tokens.Scope.ACCOUNT
+        )
         if claims.generation is None or not await self.directory.name(claims.player_id):
             raise ServiceError(
                 grpc.StatusCode.PERMISSION_DENIED,

@@ -62,8 +62,11 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     def _seat(self, context: Context) -> tokens.SeatClaims:
         return tokens.verify_seat_token(self.secret, bearer(context))
 
-    async def _player(self, context: Context) -> tokens.PlayerClaims:
-        return await self._checked(tokens.verify_player_token(self.secret, bearer(context)))
+    async def _player(
+        self, context: Context, needs: tokens.Scope = tokens.Scope.PLAY
+    ) -> tokens.PlayerClaims:
+        claims = tokens.verify_player_token(self.secret, bearer(context), needs=needs)
+        return await self._checked(claims)
 
     async def _checked(self, claims: tokens.PlayerClaims) -> tokens.PlayerClaims:
         return await self.players.check_token(claims)
@@ -391,7 +394,9 @@ class EngineService(engine_pb2_grpc.EngineServicer):
 
     async def _viewer(self, context: Context, match_id: str) -> tuple[int | None, str, str]:
         """The seat a token may see (None: a spectator), the match it is for and the player."""
-        claims = tokens.verify_token(self.secret, bearer(context), *VIEWERS)
+        claims = tokens.verify_token(
+            self.secret, bearer(context), *VIEWERS, needs=tokens.Scope.READ
+        )
         if isinstance(claims, tokens.PlayerClaims):
             player = await self._checked(claims)
             if not match_id:
@@ -470,7 +475,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
     async def ListMatches(
         self, request: engine_pb2.ListMatchesRequest, context: Context
     ) -> engine_pb2.ListMatchesResponse:
-        player = await self._player(context)
+        player = await self._player(context, tokens.Scope.READ)
         limit = request.limit or 20
         if not 1 <= limit <= 100:
             raise invalid("limit must be from 1 to 100")

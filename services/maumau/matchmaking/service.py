@@ -80,8 +80,8 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
         self.secret = secret
         self.settings = settings
 
-    async def _player(self, context: Context) -> str:
-        claims = tokens.verify_player_token(self.secret, tokens.bearer(context))
+    async def _player(self, context: Context, needs: tokens.Scope = tokens.Scope.PLAY) -> str:
+        claims = tokens.verify_player_token(self.secret, tokens.bearer(context), needs=needs)
         return (await self.players.check_token(claims)).player_id
 
     # ---------------------------------------------------------------- queue
@@ -207,13 +207,13 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
     async def GetTicket(
         self, request: matchmaking_pb2.TicketRequest, context: Context
     ) -> matchmaking_pb2.Ticket:
-        player = await self._player(context)
+        player = await self._player(context, tokens.Scope.READ)
         return self._ticket_pb(await self._ticket(request.ticket_id, player), player)
 
     async def FollowTicket(
         self, request: matchmaking_pb2.TicketRequest, context: Context
     ) -> AsyncIterator[matchmaking_pb2.Ticket]:
-        player = await self._player(context)
+        player = await self._player(context, tokens.Scope.READ)
         ticket = await self._ticket(request.ticket_id, player)
         shown = ""
         with self.notifier.watch(f"t:{ticket.ticket_id}") as changed:
@@ -313,7 +313,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
     async def GetParty(
         self, request: matchmaking_pb2.PartyRequest, context: Context
     ) -> matchmaking_pb2.Party:
-        player = await self._player(context)
+        player = await self._player(context, tokens.Scope.READ)
         party_id = _party_id(request.party_id)
         return await self._party_pb(await self.parties.get(player, party_id, time.time()))
 
@@ -377,14 +377,14 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
     async def GetRoom(
         self, request: matchmaking_pb2.RoomRequest, context: Context
     ) -> matchmaking_pb2.Room:
-        player = await self._player(context)
+        player = await self._player(context, tokens.Scope.READ)
         room = await self.rooms.recover(await self.rooms.load(normalize_code(request.code)))
         return await self._room_pb(room, player)
 
     async def FollowRoom(
         self, request: matchmaking_pb2.RoomRequest, context: Context
     ) -> AsyncIterator[matchmaking_pb2.Room]:
-        player = await self._player(context)
+        player = await self._player(context, tokens.Scope.READ)
         code = normalize_code(request.code)
         shown = -1
         with self.notifier.watch(f"r:{code}") as changed:

@@ -1,0 +1,88 @@
+"""Assembling one Accounts replica: the gRPC server over Redis, with its password hasher, sign-in
+limits, passkey relying party, identity providers and the channels an export reads through."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from functools import partial
+
+import aiohttp
+import redis.asyncio as redis
+
+from maumau.accounts.attempts import Attempts
+from maumau.accounts.export import Services
+from maumau.accounts.passkeys import RelyingParty
+from maumau.accounts.passwords import Cost, Hasher
+from maumau.accounts.providers import Provider
+from maumau.accounts.service import AccountsService
+from maumau.accounts.settings import Settings
+from maumau.accounts.store import AccountStore
+from maumau.common.config import ServiceConfig
+from maumau.common.lifecycle import Service
+from maumau.common.redis_client import keyed_probe
+from maumau.common.redis_server import reconnecting
+from maumau.common.server import create_server
+from maumau.v1 import accounts_pb2_grpc
+
+SERVICE = "maumau.v1.AccountsService"
+
+
+class AccountsApp(Service):
+    """One replica: serves AccountsService until stop(); it has no background work."""
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        config: ServiceConfig,
+        secret: bytes,
+        settings: Settings | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.settings = settings = settings or Settings()
+        self.redis = client = reconnecting(client)
+        self.store = AccountStore(client)
+        self.hasher = Hasher(
+            Cost(
+                settings.password_time_cost,
+                settings.password_memory_kib,
+                settings.password_parallelism,
+            ),
+            settings.hash_concurrency,
+        )
+        rates = settings.rates()
+        attempts = Attempts(
+            client,
+            settings.sign_ins_per_username,
+            settings.sign_ins_per_address,
+            rates.exempt_addresses,
+        )
+        party = RelyingParty(
+            settings.rp_id,
+            settings.rp_name,
+            settings.origin_list(),
+            settings.challenge_seconds * 1000,
+        )
+        self.http = aiohttp.ClientSession()
+        providers = {
+            p.name: Provider(p, settings.oidc_redirect_uri, self.http) for p in settings.providers()
+        }
+        self.services = Services(
+            settings.engine_address, settings.rating_address, settings.tournaments_address, secret
+        )
+        self.servicer = AccountsService(
+            self.store, secret, settings, self.hasher, attempts, party, providers, self.services,
+            clock,
+        )  # fmt: skip
+        register = partial(accounts_pb2_grpc.add_AccountsServiceServicer_to_server, self.servicer)
+        server = create_server({SERVICE: register}, config, keyed_probe(client))
+        super().__init__(server)
+
+    async def close(self) -> None:
+        await self.services.close()
+        await self.http.close()
+
+
+def build(settings: Settings, client: redis.Redis | None) -> AccountsApp:
+    assert client is not None, "the accounts service's settings include Redis"
+    return AccountsApp(client, settings.server(), settings.secret(), settings)
