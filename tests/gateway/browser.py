@@ -160,3 +160,195 @@ class Player:
 async def new_context(browser: Browser, **options: Any) -> BrowserContext:
     """A fresh context (its own cookies and storage), as a new browser profile."""
     return await browser.new_context(**options)
+
+
+# ---------------------------------------------------------------- moves by the gateway's API
+
+ROBOT = """async ([match, limit]) => {
+  const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  let moves = 0;
+  let phase = "";
+  for (let i = 0; i < 3000 && moves < limit; i++) {
+    const response = await fetch(`/api/matches/${match}/view`);
+    if (response.status === 429) { await pause(500); continue; }
+    const view = await response.json();
+    phase = view.phase;
+    if (phase === "over") break;
+    const mine = (view.legal || [])
+      .filter((a) => !a.text.startsWith("catch:") && a.text !== "call:last");
+    if (!mine.length) { await pause(150); continue; }
+    const request_id = crypto.randomUUID().replaceAll("-", "");
+    await fetch(`/api/matches/${match}/act`, { method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ request_id, action: mine[0].text }) });
+    moves += 1;
+    await pause(150);
+  }
+  return { moves, phase };
+}"""
+"""Moves for the page's seat through the gateway's JSON commands (its first legal move each
+time, a play with its due call before anything else), as a second tab of the same player
+would make them: the page under test only watches them arrive."""
+
+
+async def robot(page: Page, match_id: str, limit: int = 10_000) -> dict[str, Any]:
+    """Make up to ``limit`` moves for the page's seat (all of them: until the match is over)."""
+    answer: dict[str, Any] = await page.evaluate(ROBOT, [match_id, limit])
+    return answer
+
+
+def match_of(page: Page) -> str:
+    """The match id of a page at /play?match=ID."""
+    return page.url.split("match=")[1].split("&")[0]
+
+
+START_SOLO = """async ([preset, options, computers, level]) => {
+  const response = await fetch("/api/play", { method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ ruleset: { preset, options }, computers, level }) });
+  return (await response.json()).match.match_id;
+}"""
+
+
+async def start_solo(
+    page: Page,
+    preset: str,
+    options: dict[str, str] | None = None,
+    computers: int = 1,
+    level: str = "random",
+) -> str:
+    """A match against computers, started through the gateway's command and opened at
+    /play?match=ID (whatever the front page looks like); its id."""
+    match_id: str = await page.evaluate(START_SOLO, [preset, options or {}, computers, level])
+    origin = await page.evaluate("location.origin")
+    await page.goto(f"{origin}/play?match={match_id}")
+    return match_id
+
+
+# ---------------------------------------------------------------- a table without the platform
+
+PLAYER = {"player_id": "p-ada", "name": "Ada"}
+
+
+def fake_view(**changes: Any) -> dict[str, Any]:
+    """A view of seat 0 of a 4-seat classic match as the gateway sends it, with ``changes``."""
+    seats = int(changes.pop("seats", 4))
+    view: dict[str, Any] = {
+        "match_id": "fake",
+        "seat": 0,
+        "ruleset": "classic",
+        "round": 1,
+        "phase": "play",
+        "turn": 0,
+        "dealer": seats - 1,
+        "hand": ["7H", "KS"],
+        "hand_sizes": [2] + [5] * (seats - 1),
+        "in_round": [True] * seats,
+        "top": "9H",
+        "active_suit": "H",
+        "wished": "",
+        "pending": "",
+        "pending_count": 0,
+        "direction": 1,
+        "draw_pile_size": 20,
+        "discard_size": 2,
+        "drawn": "",
+        "owing_call": [],
+        "declared_last": [],
+        "totals": [0] * seats,
+        "round_wins": [0] * seats,
+        "teams": False,
+        "legal": [],
+        "version": "7",
+        "seats": [{"seat": 0, "player_id": "p-ada", "name": "Ada", "bot_level": "", "left": False}]
+        + [
+            {"seat": s, "player_id": "", "name": "bot", "bot_level": "heuristic", "left": False}
+            for s in range(1, seats)
+        ],
+        "chooser": -1,
+        "discard": ["4H", "9H"],
+        "specials": [0] * seats,
+        "maumaus": [0] * seats,
+        "starter_open": False,
+    }
+    view.update(changes)
+    view["hand_sizes"][0] = len(view["hand"])
+    return view
+
+
+def play(card: str, suit: str = "", call: str = "") -> dict[str, Any]:
+    """A legal play as the view lists it."""
+    text = card + (f":{suit}" if suit else "") + (f"!{call}" if call else "")
+    return {"play": {"card": card, "suit": suit, "call": call}, "text": text}
+
+
+def action(text: str) -> dict[str, Any]:
+    return {"text": text}
+
+
+@dataclass
+class FakeMatch:
+    """The gateway's answers for one match, served to the page by Playwright's routing: the
+    view the test sets, every move the page sends kept in ``acts`` (answered with the view after
+    it: ``after(text)``, by default the same table with nothing left to do). The page gets no
+    live events; its WebSocket is opened against nothing."""
+
+    view: dict[str, Any]
+    acts: list[str] = field(default_factory=list)
+    after: Any = None
+    ruleset: dict[str, Any] = field(default_factory=lambda: {"preset": "classic", "options": {}})
+
+    def info(self) -> dict[str, Any]:
+        seats = len(self.view["hand_sizes"])
+        return {
+            "match_id": "fake",
+            "ruleset": self.ruleset,
+            "ruleset_text": self.view["ruleset"],
+            "seats": seats,
+            "seat_info": self.view["seats"],
+            "status": "playing",
+            "ranked": False,
+            "turn_seconds": 120,
+            "seed_commitment": "0" * 64,
+            "server_seed": "",
+            "nonces": [""] * seats,
+            "version": self.view["version"],
+        }
+
+    async def attach(self, page: Page) -> None:
+        async def answer(route: Any) -> None:
+            request = route.request
+            path = request.url.split("://", 1)[1].split("/", 1)[1].split("?")[0]
+            body: Any
+            if path == "api/session":
+                body = PLAYER
+            elif path == "api/matches/fake":
+                body = self.info()
+            elif path == "api/matches/fake/view":
+                body = self.view
+            elif path == "api/matches/fake/act":
+                text = json.loads(request.post_data or "{}")["action"]
+                self.acts.append(text)
+                version = str(int(self.view["version"]) + 1)
+                idle = {**self.view, "legal": [], "turn": 1}
+                following = self.after(text) if self.after else idle
+                self.view = {**following, "version": version}
+                body = {"version": version, "view": self.view}
+            elif path == "api/matches/fake/tips":
+                body = {"version": self.view["version"], "actions": []}
+            elif path == "api/matches":
+                body = {"matches": []}
+            else:
+                await route.continue_()
+                return
+            await route.fulfill(status=200, content_type="application/json", body=json.dumps(body))
+
+        await page.route("**/api/**", answer)
+        await page.route_web_socket(lambda url: "/ws" in url, lambda ws: None)
+
+    async def open(self, context: BrowserContext, base: str) -> Page:
+        page = await context.new_page()
+        await self.attach(page)
+        await page.goto(f"{base}/play?match=fake")
+        await page.locator(".table").wait_for()
+        return page
