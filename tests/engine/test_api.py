@@ -618,3 +618,63 @@ async def test_a_join_without_a_seat_takes_any_free_one(address):
         assert deprecated.seat == 3
     finally:
         await close_all([host, guest, late])
+
+
+# ---------------------------------------------------------------- 7. request ids
+
+
+async def test_a_request_id_is_never_applied_twice_in_a_match(address, engine):
+    """engine.proto, Act: 'A repeated request_id with the same action returns the first answer
+    ... with another action it is FAILED_PRECONDITION "request id already used for another
+    action" ... A seat's request ids are remembered as long as the match is kept'. Request ids
+    are a seat's own: both seats here use the same ones. Before, a seat's latest two ids were
+    all it remembered: an older one sent again was applied as a new action, and one sent with
+    another action answered the first answer as if it were a retry."""
+    clients, match_id = await seated_table(
+        address, "classic", 2, {"hand_size": "10", "target": "500"}
+    )
+    store, rng = engine.matches.store, random.Random(30)
+    sent: dict[str, list[tuple[str, game_pb2.Action, engine_pb2.ActResponse]]] = {
+        client.player_id: [] for client in clients
+    }
+
+    async def version() -> int:
+        return (await stored_match(store, match_id))[0].version
+
+    try:
+        while min(map(len, sent.values())) < 3:
+            found = await due_client(clients, match_id)
+            assert found is not None, "the match ended or waits for no one"
+            client, view = found
+            mine = sent[client.player_id]
+            action, request_id = pick(view, rng), f"action {len(mine)}"
+            mine.append((request_id, action, await client.act(match_id, action, request_id)))
+        found = await due_client(clients, match_id)
+        assert found is not None
+        client, view = found
+        (first_id, first, first_answer), *_, (last_id, last, _) = sent[client.player_id]
+        before = await version()
+
+        again = await client.act(match_id, first, request_id=first_id)
+        assert (again.version, list(again.events)) == (
+            first_answer.version,
+            list(first_answer.events),
+        ), "an older request id sent again was applied as a new action"
+        assert await version() == before
+
+        for request_id, action in ((first_id, first), (last_id, last)):
+            other = next(
+                (a for a in view.legal if a.text != action.text),
+                game_pb2.Action(text="pass" if action.text != "pass" else "draw"),
+            )
+            error = await expect_status(
+                client.act(match_id, other, request_id=request_id),
+                grpc.StatusCode.FAILED_PRECONDITION,
+            )
+            assert "request id already used for another action" in error.details()
+            assert await version() == before, "a reused request id changed the match"
+
+        answer = await client.act(match_id, view.legal[0], request_id="a new one")
+        assert answer.version == before + 1
+    finally:
+        await close_all(clients)

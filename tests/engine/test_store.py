@@ -274,3 +274,32 @@ def test_the_cache_forgets_a_match_once_it_is_over() -> None:
     over = dataclasses.replace(record(), status=Status.OVER)
     cache.committed("a", 1, Stored(over, b"", 2), None)
     assert cache.get("a") is None
+
+
+async def test_a_seats_request_ids_are_kept_for_the_whole_match(store: MatchStore) -> None:
+    """engine.proto, Act: 'A seat's request ids are remembered as long as the match is kept:
+    none is ever applied twice'. The commit script refuses a request id the seat used before at
+    any version ('used', naming its version, stream entry and action), even long after the
+    seat's two kept answers moved on; another seat's same id is its own. The ids expire with
+    the match's other keys."""
+    new = record()
+    await store.commit(new.match_id, None, new, b"", [b"deal"])
+    for version, request_id in enumerate(["r1", "r2", "r3"], 1):
+        _, answers = await seat_answers(store, new.match_id, 0)
+        committed = await store.commit(
+            new.match_id, version, new, b"", [b"e"], (answers, request_id), action="draw"
+        )
+        assert committed.status == "ok"
+    _, answers = await seat_answers(store, new.match_id, 0)
+    assert answers.answer("r1") is None, "the seat's kept answers moved on"
+    used = await store.commit(new.match_id, 4, new, b"", [b"e"], (answers, "r1"), action="pass")
+    assert used.status == "used" and used.earlier is not None
+    assert (used.earlier.version, used.earlier.action) == (2, "draw")
+    assert used.earlier == await store.used_request(new.match_id, 0, "r1")
+    assert (await seat_answers(store, new.match_id, 0))[0].version == 4  # type: ignore[union-attr]
+
+    _, others = await seat_answers(store, new.match_id, 1)
+    mine = await store.commit(new.match_id, 4, new, b"", [b"e"], (others, "r1"), action="draw")
+    assert mine.status == "ok"
+    await store.commit(new.match_id, 5, new, b"", [], retention_seconds=60)
+    assert 0 < await store.redis.ttl(f"match:{{{new.match_id}}}:request_ids") <= 60

@@ -86,6 +86,8 @@ class Change:
     keep_answer: bool = False
     """Whether the answer is kept for a retry of the same request: its version and events (see
     ``store.KeptAnswer``)."""
+    action: str = ""
+    """The text of the action a kept answer answers, kept with its request id."""
     moved: str = ""
     """The preset, when the change applies actions (counted once it is committed)."""
     started: bool = False
@@ -217,17 +219,24 @@ class Matches:
                     if not current.fresh:  # answered with the match as it is now
                         self.store.cache.forget(match_id)
                         continue
+                    # What the request carried, to tell a retry from a reuse for another action.
+                    used = await self.store.used_request(match_id, seat, request_id)
                     await self.settle_replayed(stored)
-                    return Updated(stored, None, earlier)
+                    return Updated(stored, None, used or earlier)
             # The change works on a copy: ``stored`` stays the state it was computed from, so the
             # status before and after can be told apart after the commit.
             try:
                 result = change(Stored(stored.record.copy(), stored.state, stored.version))
             except Exception:
-                if current.fresh:
-                    raise
-                self.store.cache.forget(match_id)
-                continue
+                if not current.fresh:
+                    self.store.cache.forget(match_id)
+                    continue
+                if request is not None:  # refused now: an older request of the seat's again?
+                    used = await self.store.used_request(match_id, *request)
+                    if used is not None:
+                        await self.settle_replayed(stored)
+                        return Updated(stored, None, used)
+                raise
             if result is None:
                 if not current.fresh:
                     self.store.cache.forget(match_id)
@@ -239,6 +248,12 @@ class Matches:
             committed = await self._commit(stored, result, answered)
             if committed.status == "ok":
                 return Updated(Stored(result.record, result.state, committed.version), result)
+            if committed.status == "used":  # an older request id of the seat's, used again
+                fresh = await self.store.load_current(match_id)
+                if fresh is None:
+                    raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no match {match_id!r}")
+                await self.settle_replayed(fresh.stored)
+                return Updated(fresh.stored, None, committed.earlier)
             CAS_RETRIES.inc()
         raise ServiceError(grpc.StatusCode.ABORTED, "the match is too busy; try again")
 
@@ -316,6 +331,7 @@ class Matches:
             answered,
             self._lifetime(record.status),
             deadline=due,
+            action=change.action,
         )
         if committed.status == "ok":
             await self._committed(

@@ -351,7 +351,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 record.bots[seat], record.timeouts[seat] = "", 0
             change = self.matches.move(stored, seat, action)
             version = stored.version + 1
-            change.keep_answer = True
+            change.keep_answer, change.action = True, action.text
             change.answer = engine_pb2.ActResponse(
                 version=version,
                 events=[wire.redact_pb(event, seat) for event in change.events],
@@ -365,6 +365,11 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             # stream entry; kept whole by an earlier release), and the seat's view as it is now
             # (the same view, unless the match moved on meanwhile).
             kept = updated.earlier
+            if kept.action is not None and kept.action != action.text:
+                raise precondition(
+                    f"request id already used for another action ({kept.action!r}): send each "
+                    "action with a request id of its own, and the same id only to retry it"
+                )
             if kept.answer is not None:
                 earlier = engine_pb2.ActResponse.FromString(kept.answer)
             else:

@@ -16,6 +16,9 @@ slot and the move script touches one slot only:
 - ``match:{id}:requests`` hash: seat -> the seat's kept answers as the earlier release kept
   them (whole), in matches live during the upgrade: read while the seat has no ``a{seat}``
   field, its field dropped once it has
+- ``match:{id}:request_ids`` hash: ``{seat}:{request id}`` -> ``{version} {stream entry id}
+  {action}`` for every action a seat took with a request id, kept as long as the match: a
+  request id used again is never applied again, and one used for another action is refused
 - ``match:{id}:published`` set once the result went to the results stream
 
 Global keys: ``engine:deadlines:{n}`` (sorted sets: match id -> due time, one per shard ``n``
@@ -71,21 +74,23 @@ the one a retry asks for; two cover a second action sent while the first was in 
 are kept per seat, so what the other seats do meanwhile never pushes a seat's answer out. Of
 an answer only its request id, version and the id of its commit's stream entry are kept: a
 retry (rare) reads the events from that entry again (the stream is never trimmed while the
-match lives) and shows the seat's view as it is then."""
+match lives) and shows the seat's view as it is then. Older request ids are in the match's
+``request_ids`` hash, which the commit script checks (:meth:`MatchStore.used_request`)."""
 
 # Write the new state only if the version is unchanged, append the events, keep the seat's
-# answers. KEYS: match hash, events stream, requests hash, and the list of kept request ids of
-# earlier versions (left by a match live during an upgrade: it expires with the match); on a
-# single Redis also the match's deadline shard (on a cluster it lies in another slot). ARGV:
-# expected version ('' for a new match), meta, state, seat ('' for no answer to keep), the
-# seat's kept answers up to the new one's stream entry id (which the script appends: two
-# varints, its milliseconds and sequence, 0 and 0 when the commit has no events), seconds the
-# match's keys live from now ('0': for good; a lobby's keys expire unless someone comes, a
-# finished match's after the retention), the events packed, their count; with the deadline
-# shard the due time (only ever moved earlier) and the match id. The entry's id leaves room for
-# an id per event (see the docstring above). A request applied before cannot be applied again:
-# its caller read its answer with the version it would have to match, and a caller that read
-# before it was applied finds the version moved on (a conflict, then the answer). A conflict
+# answers. KEYS: match hash, events stream, requests hash, the list of kept request ids of
+# earlier versions (left by a match live during an upgrade: it expires with the match), the
+# request ids hash; on a single Redis also the match's deadline shard (on a cluster it lies in
+# another slot). ARGV: expected version ('' for a new match), meta, state, seat ('' for no
+# answer to keep), the seat's kept answers up to the new one's stream entry id (which the
+# script appends: two varints, its milliseconds and sequence, 0 and 0 when the commit has no
+# events), seconds the match's keys live from now ('0': for good; a lobby's keys expire unless
+# someone comes, a finished match's after the retention), the events packed, their count, the
+# request id and the action's text (with a seat); with the deadline shard the due time (only
+# ever moved earlier) and the match id. The entry's id leaves room for an id per event (see
+# the docstring above). A request applied before cannot be applied again: the seat's request
+# id is in the request ids hash, checked before the version, so 'used' answers what it was
+# used for, whatever version the caller read. A conflict
 # answers the match as it is (its version, its hash and the earlier release's kept answers;
 # only '' when it is gone), so the caller tries again without reading it first.
 _COMMIT = Script(
@@ -98,6 +103,11 @@ local function varint(n)
     n = math.floor(n / 128)
   end
   return out .. string.char(n)
+end
+local request = ARGV[4] .. ':' .. ARGV[9]
+if ARGV[4] ~= '' then
+  local used = redis.call('HGET', KEYS[5], request)
+  if used then return {'used', used} end
 end
 local version = redis.call('HGET', KEYS[1], 'version')
 if (version or '') ~= ARGV[1] then
@@ -123,12 +133,13 @@ end
 if ARGV[4] ~= '' then
   redis.call('HSET', KEYS[1], 'a' .. ARGV[4], ARGV[5] .. entry)
   redis.call('HDEL', KEYS[3], ARGV[4])
+  redis.call('HSET', KEYS[5], request, next_version .. ' ' .. last .. ' ' .. ARGV[10])
 end
-if KEYS[5] then redis.call('ZADD', KEYS[5], 'LT', ARGV[9], ARGV[10]) end
+if KEYS[6] then redis.call('ZADD', KEYS[6], 'LT', ARGV[11], ARGV[12]) end
 if ARGV[6] ~= '0' then
-  for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[6]) end
+  for i = 1, 5 do redis.call('EXPIRE', KEYS[i], ARGV[6]) end
 else
-  for i = 1, 3 do redis.call('PERSIST', KEYS[i]) end
+  for i = 1, 5 do if i ~= 4 then redis.call('PERSIST', KEYS[i]) end end
 end
 return {'ok', tostring(next_version), last}
 """,
@@ -199,6 +210,19 @@ class KeptAnswer:
     version: int
     entry_id: str
     answer: bytes | None = None
+    action: str | None = None
+    """The text of the action the request carried, when the match's request ids hash has it
+    (None: not known, an answer kept before the hash was)."""
+
+
+def used_answer(value: bytes) -> KeptAnswer:
+    """What the request ids hash holds of a request: its version, stream entry id, action.
+
+    >>> used_answer(b"7 1700000000000-2 JD:S!mau")
+    KeptAnswer(version=7, entry_id='1700000000000-2', answer=None, action='JD:S!mau')
+    """
+    version, entry_id, action = value.decode().split(" ", 2)
+    return KeptAnswer(int(version), entry_id, action=action or None)
 
 
 _REFERENCE, _HEX_REFERENCE, _WHOLE = b"R", b"H", b"A"
@@ -459,14 +483,15 @@ class NewMatch:
 
 @dataclass
 class Committed:
-    """The outcome of a commit: 'ok' (with the new version) or 'conflict' (the version moved
-    on)."""
+    """The outcome of a commit: 'ok' (with the new version), 'conflict' (the version moved
+    on) or 'used' (the seat used the request id before: ``earlier`` says for what)."""
 
-    status: Literal["ok", "conflict"]
+    status: Literal["ok", "conflict", "used"]
     version: int = 0
     deadline_set: bool = True
     """False: the deadline given with the commit was not confirmed (on a cluster its shard's
     node failed where the match's did not); the caller must set it again."""
+    earlier: KeptAnswer | None = None
 
 
 @dataclass
@@ -583,6 +608,11 @@ def match_key(match_id: str) -> str:
     return f"match:{{{match_id}}}"
 
 
+def request_ids_key(match_id: str) -> str:
+    """Every request id the match's seats acted with, and what for (see the module's keys)."""
+    return f"{match_key(match_id)}:request_ids"
+
+
 def published_key(match_id: str) -> str:
     """Set once the match's result went to the results stream."""
     return f"{match_key(match_id)}:published"
@@ -655,9 +685,12 @@ class MatchStore:
         answered: tuple[Answers, str] | None = None,
         retention_seconds: int = 0,
         deadline: float | None = None,
+        action: str = "",
     ) -> Committed:
         """Run the commit script; ``answered``: the seat's answers as read with the match and
-        the request id whose answer (this commit's version and events) to keep with them.
+        the request id whose answer (this commit's version and events) to keep with them, and
+        in the match's request ids with ``action``, the text of the action it carried; a
+        request id the seat used before is not applied again ('used').
         ``deadline`` is only ever moved earlier: on a single Redis by the script, on a cluster
         (where the deadlines lie outside the match's slot) ahead of it in the same round trip.
         The cache remembers the outcome: the match as committed, or as the conflict found it."""
@@ -669,6 +702,8 @@ class MatchStore:
         keys, args = self._commit_call(
             match_id, expected_version, record, state, events, kept, retention_seconds
         )
+        if answered is not None:
+            args[-2:] = [answered[1], action]
         deadline_set = True
         if deadline is None:
             reply = await self.durability.call(_COMMIT, keys, args, wait=True)
@@ -678,6 +713,8 @@ class MatchStore:
             reply = await self.durability.call(_COMMIT, keys, args, wait=True)
         else:
             reply, deadline_set = await self._commit_after_deadline(match_id, deadline, keys, args)
+        if reply[0] == b"used":
+            return Committed("used", earlier=used_answer(reply[1]))
         if reply[0] == b"ok":
             version = int(reply[1])
             if kept is not None:  # as the script keeps it: with its commit's stream entry id
@@ -703,7 +740,13 @@ class MatchStore:
     ) -> tuple[list[str], list[str | bytes]]:
         """The commit script's keys and arguments; ``kept``: a seat and its answers to keep."""
         key = match_key(match_id)
-        keys = [key, f"{key}:events", f"{key}:requests", f"{key}:answered"]
+        keys = [
+            key,
+            f"{key}:events",
+            f"{key}:requests",
+            f"{key}:answered",
+            request_ids_key(match_id),
+        ]
         seat, answers = ("", b"") if kept is None else (str(kept[0]), kept[1])
         args: list[str | bytes] = [
             "" if expected_version is None else str(expected_version),
@@ -714,6 +757,8 @@ class MatchStore:
             str(retention_seconds),
             packed_events(events),
             str(len(events)),
+            "",  # the request id and the action's text (see commit)
+            "",
         ]
         return keys, args
 
@@ -791,6 +836,12 @@ class MatchStore:
         """ZADD of the match's deadline (``earlier``: only if sooner than the one set)."""
         flags = ("LT",) if earlier else ()
         return Call("ZADD", [self.deadlines_of(match_id)], [*flags, due, match_id], wait)
+
+    async def used_request(self, match_id: str, seat: int, request_id: str) -> KeptAnswer | None:
+        """What ``seat`` used ``request_id`` for in the match (version, stream entry, action);
+        None: never, or before the match kept its request ids."""
+        value = await self.redis.hget(request_ids_key(match_id), f"{seat}:{request_id}")
+        return None if value is None else used_answer(cast(bytes, value))
 
     async def entry_events(self, match_id: str, entry_id: str) -> list[bytes] | None:
         """The events of one commit's stream entry, as a kept answer names it (a retry reads
