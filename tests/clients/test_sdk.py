@@ -241,11 +241,16 @@ async def test_a_repeated_request_id_returns_the_first_answer(platform, address)
     seat = await player.create_match("online", 2, bots=["random"])
     view = await my_turn(seat)
     first = await seat.act(view.legal[0], request_id="the same id")
-    again = await seat.act(view.legal[-1], request_id="the same id")
+    again = await seat.act(view.legal[0], request_id="the same id")
     assert again.version == first.version
     assert [e.pb for e in again.events] == [e.pb for e in first.events]
     # The seat's view as it is now (the engine's documented contract): the bot may have moved.
     assert again.view.version >= first.view.version
+    # The same id with another action is a mistake, not a retry (engine.proto, Act).
+    with pytest.raises(MauMauError) as refused:
+        await seat.act("draw" if view.legal[0].text != "draw" else "pass", request_id="the same id")
+    assert refused.value.status == grpc.StatusCode.FAILED_PRECONDITION
+    assert "request id already used for another action" in str(refused.value)
 
 
 # ---------------------------------------------------------------------- errors
