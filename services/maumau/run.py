@@ -42,6 +42,7 @@ import grpc
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from maumau.accounts.settings import Settings as AccountsSettings
 from maumau.bots.settings import Settings as BotsSettings
 from maumau.common.config import ConfigError, RedisConfig, ServiceConfig
 from maumau.common.redis_cluster import LocalCluster
@@ -78,6 +79,7 @@ SERVICES: tuple[Service, ...] = (
     Service("matchmaking", "maumau.matchmaking", ("maumau.v1.Matchmaking",), MatchmakingSettings),
     Service("rating", "maumau.rating", ("maumau.v1.Rating",), RatingSettings),
     Service("tournaments", "maumau.tournaments", ("maumau.v1.Tournaments",), TournamentsSettings),
+    Service("accounts", "maumau.accounts", ("maumau.v1.AccountsService",), AccountsSettings),
     Service("gateway", "maumau.gateway", ("the web client",), GatewaySettings, web=True),
 )
 
@@ -375,6 +377,16 @@ def run(stop: StopSignals) -> int:
                     env.setdefault(
                         f"MAUMAU_{client}_ENGINE_ADDRESS",
                         f"{connect_host(engine.host)}:{engine.port}",
+                    )
+                for upstream, target in (
+                    ("ENGINE", "engine"),
+                    ("RATING", "rating"),
+                    ("TOURNAMENTS", "tournaments"),
+                ):
+                    config = configs[target]
+                    env.setdefault(
+                        f"MAUMAU_ACCOUNTS_{upstream}_ADDRESS",
+                        f"{connect_host(config.host)}:{config.port}",
                     )
                 for upstream in ("engine", "matchmaking", "bots", "rating"):
                     config = configs[upstream]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from maumau.accounts.settings import Settings as AccountsSettings
 from maumau.bots.settings import Settings as BotsSettings
 from maumau.common.config import SERVICE_PORTS, ConfigError, RedisConfig, ServiceConfig
 from maumau.common.settings import (
@@ -32,6 +33,7 @@ SERVICES: dict[str, type[ServiceSettings]] = {
     "matchmaking": MatchmakingSettings,
     "rating": RatingSettings,
     "tournaments": TournamentsSettings,
+    "accounts": AccountsSettings,
 }
 
 
@@ -156,6 +158,10 @@ UNUSABLE = [
     ("rating", "MAUMAU_RATING_CLAIM_IDLE_SECONDS", "-1", "a number greater than 0"),
     ("tournaments", "MAUMAU_TOURNAMENTS_LEASE_SECONDS", "0", "a number greater than 0"),
     ("tournaments", "MAUMAU_TOURNAMENTS_MAX_ENTRANTS", "1", "a whole number at least 2"),
+    ("accounts", "MAUMAU_ACCOUNTS_OIDC_PROVIDERS", "[{}]", "a JSON list, or empty"),
+    ("accounts", "MAUMAU_ACCOUNTS_SIGN_INS_PER_USERNAME", "often", "a rate such as"),
+    ("accounts", "MAUMAU_ACCOUNTS_PASSWORD_MEMORY_KIB", "64", "at least 8192"),
+    ("accounts", "MAUMAU_ACCOUNTS_ORIGINS", "localhost", "URLs such as"),
     ("gateway", "MAUMAU_GATEWAY_RATE_BURST", "0", "a number greater than 0"),
     ("gateway", "MAUMAU_GATEWAY_SOCKETS_PER_SESSION", "5000", "at most 1000"),
 ]

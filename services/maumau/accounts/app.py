@@ -50,12 +50,11 @@ class AccountsApp(Service):
             ),
             settings.hash_concurrency,
         )
-        rates = settings.rates()
         attempts = Attempts(
             client,
             settings.sign_ins_per_username,
             settings.sign_ins_per_address,
-            rates.exempt_addresses,
+            settings.relays(),
         )
         party = RelyingParty(
             settings.rp_id,

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import time
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+import prometheus_client
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError
 
@@ -30,6 +32,12 @@ MAX_LENGTH = 256
 """Longer text is refused before it is hashed (argon2 takes any length, its caller should not)."""
 
 COMMON_PASSWORDS = Path(__file__).with_name("common-passwords.txt")
+
+HASH_SECONDS = prometheus_client.Histogram(
+    "maumau_accounts_password_hash_seconds",
+    "Time from asking for a password hash (or its check) to its answer, waiting included.",
+    buckets=(0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1.0, 2.5, 5.0),
+)
 
 
 class BadPassword(ValueError):
@@ -101,16 +109,22 @@ class Hasher:
 
     async def hash(self, password: str) -> str:
         """The PHC string of ``password`` (checked already), salt included."""
+        started = time.perf_counter()
         async with self._slots:
-            return await asyncio.to_thread(self._hasher.hash, password)
+            hashed = await asyncio.to_thread(self._hasher.hash, password)
+        HASH_SECONDS.observe(time.perf_counter() - started)
+        return hashed
 
     async def verify(self, stored: str | None, password: str) -> bool:
         """Whether ``password`` matches the stored hash; with none stored (an unknown name, an
         account without a password) a dummy hash of the same cost is checked, so the answer
         takes as long either way."""
         text = normalised(password)[:MAX_LENGTH]
+        started = time.perf_counter()
         async with self._slots:
-            return await asyncio.to_thread(self._verify, stored, text)
+            verified = await asyncio.to_thread(self._verify, stored, text)
+        HASH_SECONDS.observe(time.perf_counter() - started)
+        return verified
 
     def _verify(self, stored: str | None, password: str) -> bool:
         try:

@@ -1,5 +1,5 @@
 """The Accounts service's settings: ``MAUMAU_ACCOUNTS_*``, Redis, the platform secret and the
-rate-limit variables (for the trusted relays among them).
+trusted relays of the rate limits (``MAUMAU_RATE_EXEMPT_ADDRESSES``).
 
 The identity providers are one variable, ``MAUMAU_ACCOUNTS_OIDC_PROVIDERS``: a JSON list of
 ``{"name", "issuer", "client_id", "client_secret"}`` objects (optionally ``"display_name"`` and
@@ -94,7 +94,7 @@ def parse_providers(text: str) -> tuple[ProviderConfig, ...]:
     return tuple(found)
 
 
-class Settings(RedisSettings, TokenSettings, QuotaSettings):
+class Settings(RedisSettings, TokenSettings):
     """Usernames, sign-in ways, their limits and their costs."""
 
     model_config = service_config("accounts")
@@ -187,6 +187,18 @@ class Settings(RedisSettings, TokenSettings, QuotaSettings):
         description="where providers send the browser back (registered with each provider)",
         json_schema_extra={"accepted": "a URL"},
     )
+
+    rate_exempt_addresses: str = Field(
+        "",
+        validation_alias="MAUMAU_RATE_EXEMPT_ADDRESSES",
+        pattern=QuotaSettings.model_fields["rate_exempt_addresses"].metadata[0].pattern,
+        description=QuotaSettings.model_fields["rate_exempt_addresses"].description,
+        json_schema_extra={"accepted": "networks such as `10.0.0.0/8,fd00::/8`, or empty"},
+    )
+
+    def relays(self) -> tuple[str, ...]:
+        """The trusted relays' networks: their calls name the client in ``x-forwarded-for``."""
+        return tuple(p.strip() for p in self.rate_exempt_addresses.split(",") if p.strip())
 
     @field_validator("oidc_providers")
     @classmethod
