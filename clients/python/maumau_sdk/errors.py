@@ -31,11 +31,40 @@ SERVICE_MESSAGES: dict[str, dict[str, str]] = {
     "en": {
         "store_error": "the platform's store refused this call because of a fault of the "
         "platform; the error was reported to its operators; retrying will not help",
+        "store_unavailable": "the match store is unreachable for a moment: retry with the "
+        "same request id",
+        "store_unconfirmed": "the match store cannot confirm this for a moment: retry with "
+        "the same request id",
+        "store_full": "the platform's store is full (Redis reached its maxmemory) and refused "
+        "this write, so nothing was saved: try again later; operators: raise maxmemory or free "
+        "memory",
+        "token_invalid": "the token is missing, malformed, expired or revoked: sign in again, "
+        "or renew it",
+        "token_not_accepted": "this token is good, but not for this call: send the kind of "
+        "token it takes, with the scope it needs",
+        "limit_reached": "a limit is reached: try again in {seconds} s",
+        "undecodable_request": "{method}: the request bytes are not a valid {message} message "
+        "(cut short, corrupt, or a string field that is not UTF-8): serialize it as the "
+        "method's .proto defines it",
     },
     "de": {
         "store_error": "der Speicher der Plattform hat diesen Aufruf wegen eines Fehlers der "
         "Plattform abgelehnt; der Fehler wurde ihren Betreibern gemeldet; ein neuer Versuch "
         "hilft nicht",
+        "store_unavailable": "der Speicher der Partien ist gerade nicht erreichbar: versuche "
+        "es mit derselben Anfrage-ID noch einmal",
+        "store_unconfirmed": "der Speicher der Partien kann das gerade nicht bestätigen: "
+        "versuche es mit derselben Anfrage-ID noch einmal",
+        "store_full": "der Speicher der Plattform ist voll und hat diesen Schreibvorgang "
+        "abgelehnt, es wurde nichts gespeichert: versuche es später wieder",
+        "token_invalid": "das Token fehlt, ist fehlerhaft, abgelaufen oder widerrufen: melde "
+        "dich wieder an oder erneuere es",
+        "token_not_accepted": "dieses Token ist gültig, aber nicht für diesen Aufruf: schicke "
+        "die Art Token, die er nimmt, mit der Berechtigung, die er braucht",
+        "limit_reached": "ein Limit ist erreicht: versuche es in {seconds} s wieder",
+        "undecodable_request": "{method}: die Bytes der Anfrage sind keine gültige Nachricht "
+        "{message} (abgeschnitten, beschädigt oder ein Text, der kein UTF-8 ist): "
+        "serialisiere sie, wie die .proto-Datei der Methode sie festlegt",
     },
 }
 """The texts of the services' own error codes (as ``maumau.common.errors.MESSAGES``): a

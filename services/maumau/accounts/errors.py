@@ -1,8 +1,9 @@
 """The Accounts service's refusals: each a stable ``code`` with ``params`` and a gRPC status, its
 text in English and German (:data:`MESSAGES`), as the rules core keeps its own
-(``maumau.rules.errors``). The code and params go in trailing metadata (``maumau-error-code``,
-``maumau-error-params``), so a client shows the text in its own language; the English text is
-the status's details.
+(``maumau.rules.errors``). The code and params go in the standard error details
+(``ErrorInfo``; ``LocalizedMessage`` in the caller's language: ``maumau.common.errors``) and the
+deprecated trailing metadata (``maumau-error-code``, ``maumau-error-params``), so a client shows
+the text in its own language; the English text is the status's details.
 
 >>> error = refusal("username_taken", name="Ada")
 >>> error.status.name, error.code
@@ -20,7 +21,7 @@ from typing import Any, Final
 
 import grpc
 
-from maumau.common.errors import Exhausted, ServiceError
+from maumau.common.errors import Exhausted, ServiceError, register_texts
 
 S = grpc.StatusCode
 
@@ -170,6 +171,9 @@ MESSAGES: Final[dict[str, dict[str, str]]] = {
     },
 }
 """The texts of every code, in English and German; parameters in braces."""
+
+
+register_texts(MESSAGES)  # the caller's language in every refusal's LocalizedMessage
 
 
 def translate(code: str, params: Mapping[str, Any], lang: str = "en") -> str:

@@ -267,13 +267,19 @@ class _Undecodable:
     (cut short, corrupt, a string field that is not UTF-8). The method's wrapper refuses it
     with INVALID_ARGUMENT before the servicer is called, so such a call changes nothing."""
 
-    __slots__ = ("message",)
+    __slots__ = ("message_type", "method")
 
-    def __init__(self, message: str) -> None:
-        self.message = message
+    def __init__(self, method: str, message_type: str) -> None:
+        self.method = method
+        self.message_type = message_type
 
-    def refusal(self) -> errors.ServiceError:
-        return errors.ServiceError(grpc.StatusCode.INVALID_ARGUMENT, self.message)
+    def refusal(self) -> errors.Refusal:
+        return errors.Refusal(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "undecodable_request",
+            method=self.method,
+            message=self.message_type,
+        )
 
 
 def _decoding(
@@ -286,11 +292,7 @@ def _decoding(
         return None  # the method takes the bytes as they are
     descriptor = getattr(getattr(deserializer, "__self__", None), "DESCRIPTOR", None)
     expected = "request" if descriptor is None else descriptor.full_name
-    undecodable = _Undecodable(
-        f"{service}/{method}: the request bytes are not a valid {expected} message (cut "
-        "short, corrupt, or a string field that is not UTF-8): serialize it as the method's "
-        ".proto defines it"
-    )
+    undecodable = _Undecodable(f"{service}/{method}", expected)
 
     def decode(data: bytes) -> Any:
         try:
@@ -364,7 +366,7 @@ def _unary(behavior: Callable[..., Any], observed: _Observed) -> Callable[..., A
                     raise request.refusal()
                 response = await behavior(request, context)
             except Exception as error:
-                await errors.abort_for(context, error)
+                await errors.abort_for(context, error, request)
         except BaseException as error:
             observed.ended(_ended_code(context, error), started)
             raise
@@ -385,7 +387,7 @@ def _streaming(behavior: Callable[..., Any], observed: _Observed) -> Callable[..
                 async for response in behavior(request, context):
                     yield response
             except Exception as error:
-                await errors.abort_for(context, error)
+                await errors.abort_for(context, error, request)
         except BaseException as error:
             observed.ended(_ended_code(context, error), started)
             raise
