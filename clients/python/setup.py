@@ -1,7 +1,8 @@
 """maumau-sdk: maumau_sdk with the generated maumau.v1, maumau.wire and the fairness hashes.
 
-Its dependencies are what a client needs: grpcio, protobuf and the rules core (maumau-rules,
-the same version). Built from a clone of the project: it reads ../../protos and ../../services.
+Its dependencies are what a client needs: grpcio, protobuf, googleapis-common-protos (the
+standard error details it reads) and the rules core (maumau-rules, the same version). Built
+from a clone of the project: it reads ../../protos and ../../services.
 """
 
 import sys
@@ -14,7 +15,12 @@ from build_support import VERSION, BuildPyWithProtos
 
 setup(
     version=VERSION,
-    install_requires=["grpcio>=1.60", "protobuf>=4.25", f"maumau-rules=={VERSION}"],
+    install_requires=[
+        "grpcio>=1.60",
+        "protobuf>=4.25",
+        "googleapis-common-protos>=1.63,<2",
+        f"maumau-rules=={VERSION}",
+    ],
     py_modules=["maumau.wire", "maumau.fairness"],
     package_dir={"maumau": "../../services/maumau"},
     cmdclass={"build_py": BuildPyWithProtos},

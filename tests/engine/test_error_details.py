@@ -24,7 +24,8 @@ from maumau.common.quotas import Rates
 from maumau.common.redis_server import EmbeddedRedis
 from maumau.engine.matches import EngineSettings
 from maumau.rules.errors import translate
-from maumau.v1 import engine_pb2, players_pb2, players_pb2_grpc
+from maumau.v1 import engine_pb2, game_pb2, players_pb2, players_pb2_grpc
+from maumau_sdk.errors import FieldViolation, MauMauError
 from tests.engine.test_bad_input import (
     CASES,
     RULE_CASES,
@@ -223,7 +224,7 @@ def own_redis(tmp_path: Path) -> Iterator[EmbeddedRedis]:
 
 async def test_a_rate_limit_says_when_to_retry_in_german(own_redis: EmbeddedRedis) -> None:
     """RESOURCE_EXHAUSTED: registrations per address past their limit, with RetryInfo, the
-    same wait as the deprecated retry-after-ms."""
+    same wait as the deprecated retry-after-ms; the SDK reads them."""
     strict = Rates("100/minute", "100/minute", registrations_per_address="2/minute")
     app, redis_client = await start_engine(own_redis.url, EngineSettings(rates=strict))
     try:
@@ -247,3 +248,33 @@ async def test_a_rate_limit_says_when_to_retry_in_german(own_redis: EmbeddedRedi
     assert localized(found) == ("de", f"ein Limit ist erreicht: versuche es in {seconds} s wieder")
     trailing = dict(error.trailing_metadata() or ())
     assert int(trailing[RETRY_AFTER_KEY]) == round(wait * 1000)
+
+    sdk = MauMauError.from_rpc(error)
+    assert (sdk.reason, sdk.code, sdk.retry_after) == ("LIMIT_REACHED", "limit_reached", wait)
+    assert sdk.localized == localized(found) and sdk.message("de") == localized(found)[1]
+    assert sdk.metadata == {"seconds": seconds}
+
+
+async def test_the_sdk_reads_a_bad_field_and_a_refusal_without_a_code(table: Table) -> None:
+    error = await refused_in_german(
+        table.mover.engine.Act(
+            engine_pb2.ActRequest(request_id="r4", action=game_pb2.Action(text="ZZ")),
+            metadata=auth(table.mover.seat_tokens[table.match_id]),
+        )
+    )
+    sdk = MauMauError.from_rpc(error)
+    assert (sdk.reason, sdk.code, sdk.params) == (
+        "BAD_ACTION_TEXT",
+        "bad_action_text",
+        {"text": "ZZ"},
+    )
+    assert sdk.field_violations == (FieldViolation("action.text", error.details() or ""),)
+    assert sdk.message("de") == translate("bad_action_text", {"text": "ZZ"}, "de")
+    unknown = await refused_in_german(
+        table.stranger.engine.GetMatch(
+            engine_pb2.GetMatchRequest(match_id="no-such-match"),
+            metadata=auth(table.stranger.token),
+        )
+    )
+    sdk = MauMauError.from_rpc(unknown)
+    assert (sdk.reason, sdk.code, sdk.retry_after) == ("NOT_FOUND", None, None)

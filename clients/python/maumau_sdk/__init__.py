@@ -24,7 +24,9 @@ The pieces:
 - :meth:`Player.create_match` / :meth:`Player.join` -> :class:`Seat` (keeps the seat token)
 - :meth:`Seat.view` -> :class:`View`; :meth:`Seat.act` -> :class:`ActResult` (request ids and safe
   retries are automatic); ``async for event in seat.events()`` (resumes after reconnects)
-- :class:`MauMauError`: ``status``, ``code``, ``params`` and ``message(lang)`` in English or German
+- :class:`MauMauError`: ``status``, ``code``, ``params`` and ``message(lang)`` in English or
+  German; ``reason``, ``metadata``, ``retry_after``, ``localized`` and ``field_violations`` from
+  the standard error details
 - :func:`verify_match`: check the revealed seed and replay every deal and draw you saw
 - :meth:`Player.enqueue` -> :class:`Ticket` (``await ticket.seat()``); :meth:`Player.create_room`
   and :meth:`Player.join_room` -> :class:`Room` (``await room.seat()``, ``room.next_match()``)

@@ -34,6 +34,7 @@ import grpc
 
 from maumau import wire
 from maumau.rules import BadInput
+from maumau.rules.errors import MESSAGES as RULE_TEXTS
 from maumau.v1 import (
     bots_pb2,
     bots_pb2_grpc,
@@ -1052,7 +1053,8 @@ class Seat(_Table):
             try:
                 await self.act(action)
             except MauMauError as refused:
-                if refused.code is None or (await self.view()).version == view.version:
+                rule = refused.code is not None and refused.code in RULE_TEXTS["en"]
+                if not rule or (await self.view()).version == view.version:
                     raise
         return await self.view()
 

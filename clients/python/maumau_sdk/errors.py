@@ -1,15 +1,19 @@
 """Readable errors: every failed call becomes one :class:`MauMauError`.
 
-The engine refuses a move with FAILED_PRECONDITION (or INVALID_ARGUMENT for input that is no
-action at all) and puts the rules core's stable error code and its parameters in the trailing
-metadata. :meth:`MauMauError.message` renders them in English or German with the rules core's own
-texts, so a client never parses English prose:
+Every refusal of the platform carries the standard rich error model (``google.rpc.Status`` in
+the ``grpc-status-details-bin`` trailer): an ``ErrorInfo`` whose ``reason`` is the error code in
+UPPER_SNAKE_CASE (``CARD_NOT_IN_HAND``) with its parameters, a ``RetryInfo`` when a retry is
+meant, a ``BadRequest`` naming an invalid field, and a ``LocalizedMessage``. :class:`MauMauError`
+reads them (falling back to the deprecated trailers ``maumau-error-code``,
+``maumau-error-params`` and ``retry-after-ms`` of older servers), and :meth:`MauMauError.message`
+renders the code in English or German with the rules core's own texts, so a client never parses
+English prose:
 
 >>> import grpc
 >>> error = MauMauError(grpc.StatusCode.FAILED_PRECONDITION, "7H is not in your hand",
 ...                     code="card_not_in_hand", params={"card": "7H"})
->>> error.message("de")
-'7H ist nicht auf deiner Hand'
+>>> error.message("de"), error.reason
+('7H ist nicht auf deiner Hand', 'CARD_NOT_IN_HAND')
 >>> error.message("en")
 '7H is not in your hand'
 """
@@ -17,15 +21,26 @@ texts, so a client never parses English prose:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from google.protobuf.message import DecodeError
+from google.rpc import error_details_pb2, status_pb2
 
 from maumau.rules.errors import MESSAGES, translate
 
 ERROR_CODE_KEY = "maumau-error-code"
+"""Deprecated (older servers): the error code; ``ErrorInfo.reason`` says it now."""
 ERROR_PARAMS_KEY = "maumau-error-params"
+"""Deprecated (older servers): the code's parameters in JSON; ``ErrorInfo.metadata`` now."""
+RETRY_AFTER_KEY = "retry-after-ms"
+"""Deprecated (older servers): milliseconds to wait; ``RetryInfo.retry_delay`` now."""
+DETAILS_KEY = "grpc-status-details-bin"
+"""The trailer of the rich status, a serialized ``google.rpc.Status``."""
+DOMAIN = "maumau.v1"
+"""``ErrorInfo.domain`` of the platform's refusals."""
 
 SERVICE_MESSAGES: dict[str, dict[str, str]] = {
     "en": {
@@ -82,12 +97,26 @@ RETRYABLE = frozenset(
 request id) may succeed when repeated."""
 
 
+@dataclass(frozen=True)
+class FieldViolation:
+    """A field of the request a refusal names (``BadRequest``): its path and what is wrong."""
+
+    field: str
+    description: str
+
+
 class MauMauError(Exception):
     """A call the platform refused or could not answer.
 
-    ``status`` is the gRPC status code, ``code`` the rules core's error code (e.g.
-    ``"not_your_turn"``; None for refusals of the services themselves, such as an unknown match),
-    ``params`` its parameters and ``details`` the server's English text.
+    ``status`` is the gRPC status code; ``reason`` the refusal's ``ErrorInfo.reason``
+    (``"NOT_YOUR_TURN"``; for a refusal without a code of its own, its status's name, and None
+    when the platform sent none, as for a call that never reached it); ``code`` the same error
+    code in lower case as the rules core and the services write it (``"not_your_turn"``; None
+    for a refusal without a code of its own, such as an unknown match); ``params`` its
+    parameters, ``metadata`` the same as ``ErrorInfo`` sends them (text); ``details`` the
+    server's English text; ``retry_after`` the seconds to wait before a retry when the platform
+    said so (``RetryInfo``); ``localized`` the server's ``LocalizedMessage`` as (locale, text);
+    ``field_violations`` the request fields it names.
     """
 
     def __init__(
@@ -97,20 +126,37 @@ class MauMauError(Exception):
         *,
         code: str | None = None,
         params: Mapping[str, Any] | None = None,
+        reason: str | None = None,
+        metadata: Mapping[str, str] | None = None,
+        retry_after: float | None = None,
+        localized: tuple[str, str] | None = None,
+        field_violations: Sequence[FieldViolation] = (),
     ) -> None:
         self.status = status
         self.details = details
         self.code = code
         self.params: dict[str, Any] = dict(params or {})
+        self.reason = reason if reason is not None or code is None else code.upper()
+        self.metadata: dict[str, str] = dict(metadata or {})
+        self.retry_after = retry_after
+        self.localized = localized
+        self.field_violations = tuple(field_violations)
         super().__init__(self.message("en"))
 
     def message(self, lang: str = "en") -> str:
-        """The error in ``lang`` ('en' or 'de'): the rules core's or the services' text for the
-        code when there is one, else the server's details (which are English)."""
+        """The error in ``lang`` ('en' or 'de'): the rules core's text for its code, else the
+        server's localized message when it is in ``lang``, else the services' text for the code
+        in ``lang``, else the server's details (which are English)."""
         if self.code is not None and self.code in MESSAGES["en"]:
             return translate(self.code, self.params, lang)
-        if self.code is not None and self.code in SERVICE_MESSAGES["en"]:
-            return SERVICE_MESSAGES.get(lang, SERVICE_MESSAGES["en"])[self.code]
+        if self.localized is not None and self.localized[0] == lang and self.localized[1]:
+            return self.localized[1]
+        if lang != "en" and self.code is not None and self.code in SERVICE_MESSAGES["en"]:
+            template = SERVICE_MESSAGES.get(lang, SERVICE_MESSAGES["en"])[self.code]
+            try:
+                return template.format(**self.params)
+            except (KeyError, IndexError, ValueError):
+                pass
         return self.details or self.status.name.lower().replace("_", " ")
 
     @property
@@ -130,11 +176,38 @@ class MauMauError(Exception):
 
     @classmethod
     def from_rpc(cls, error: grpc.aio.AioRpcError) -> MauMauError:
-        """The SDK error for a failed gRPC call, reading the error code from its metadata."""
+        """The SDK error for a failed gRPC call, read from its rich status (the deprecated
+        trailers of an older server where it has none)."""
+        status = error.code()
         code: str | None = None
-        params: dict[str, Any] = {}
+        params: dict[str, Any] | None = None
+        reason: str | None = None
+        metadata: dict[str, str] = {}
+        retry_after: float | None = None
+        localized: tuple[str, str] | None = None
+        violations: list[FieldViolation] = []
         for key, value in error.trailing_metadata() or ():
-            if key == ERROR_CODE_KEY:
+            if key == DETAILS_KEY and isinstance(value, bytes):
+                for detail in _details(value):
+                    if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+                        info = error_details_pb2.ErrorInfo()
+                        detail.Unpack(info)
+                        reason, metadata = info.reason, dict(info.metadata)
+                    elif detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+                        retry = error_details_pb2.RetryInfo()
+                        detail.Unpack(retry)
+                        retry_after = retry.retry_delay.ToMilliseconds() / 1000
+                    elif detail.Is(error_details_pb2.LocalizedMessage.DESCRIPTOR):
+                        text = error_details_pb2.LocalizedMessage()
+                        detail.Unpack(text)
+                        localized = (text.locale, text.message)
+                    elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+                        bad = error_details_pb2.BadRequest()
+                        detail.Unpack(bad)
+                        violations += (
+                            FieldViolation(v.field, v.description) for v in bad.field_violations
+                        )
+            elif key == ERROR_CODE_KEY:
                 code = value if isinstance(value, str) else value.decode()
             elif key == ERROR_PARAMS_KEY:
                 try:
@@ -143,4 +216,28 @@ class MauMauError(Exception):
                     decoded = {}
                 if isinstance(decoded, dict):
                     params = decoded
-        return cls(error.code(), error.details() or "", code=code, params=params)
+            elif key == RETRY_AFTER_KEY and retry_after is None:
+                text_ms = value if isinstance(value, str) else value.decode(errors="replace")
+                if text_ms.isdigit() and len(text_ms) <= 9:
+                    retry_after = int(text_ms) / 1000
+        if code is None and reason and reason != status.name:
+            code = reason.lower()
+        return cls(
+            status,
+            error.details() or "",
+            code=code,
+            params=metadata if params is None else params,
+            reason=reason,
+            metadata=metadata,
+            retry_after=retry_after,
+            localized=localized,
+            field_violations=violations,
+        )
+
+
+def _details(value: bytes) -> list[Any]:
+    """The details of a serialized ``google.rpc.Status`` (none when it does not decode)."""
+    try:
+        return list(status_pb2.Status.FromString(value).details)
+    except DecodeError:
+        return []
