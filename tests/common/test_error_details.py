@@ -5,6 +5,7 @@ read from real refusals over gRPC: tests/engine/test_error_details.py."""
 
 from __future__ import annotations
 
+import doctest
 from pathlib import Path
 
 import grpc
@@ -32,6 +33,7 @@ from maumau.common.tokens import TokenError, WrongKind
 from maumau.matchmaking.queue import LiveTicket
 from maumau.rules import errors as rules_errors
 from maumau.v1 import engine_pb2, game_pb2
+from maumau_sdk import errors as sdk_errors
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = {
@@ -232,3 +234,8 @@ def test_the_docs_list_every_reason_with_what_to_do() -> None:
     table = reason_table(SERVICES)
     page = (ROOT / "docs" / "clients.md").read_text()
     assert table in page, f"docs/clients.md must hold this table of reasons:\n\n{table}\n"
+
+
+def test_the_examples_in_the_docstrings_hold() -> None:
+    for module in (errors, sdk_errors):
+        assert doctest.testmod(module).failed == 0, module.__name__
