@@ -12,6 +12,9 @@ exists), and every page of docs/ is in mkdocs.yml's nav.
   ``seat``).
 - ```text blocks are reference listings and commands for other machines (a Kubernetes cluster,
   a container registry), not run here.
+- ```typescript blocks are code of the TypeScript package's examples/ or src/, which its own
+  tests run against a platform of their own: tests/clients/test_typescript.py holds each block
+  to that code and runs them.
 
 grpcurl is a Go program that Debian does not package: when it is not installed, the scripts find
 ``tests/clients/grpcurl_standin.py`` under that name, which does the same through server
@@ -137,7 +140,7 @@ def command(line: str) -> str:
 
 
 def test_every_block_is_of_a_kind_this_test_runs_and_every_exemption_is_used():
-    assert {language for _, _, language, _ in BLOCKS} <= {"bash", "python", "text"}
+    assert {language for _, _, language, _ in BLOCKS} <= {"bash", "python", "text", "typescript"}
     lines = {command(line) for _, _, language, code in BLOCKS for line in code.splitlines()}
     assert set(NOT_RUN) <= lines, "an exemption names a command the docs no longer have"
 
