@@ -6,8 +6,8 @@ SAVE=1``) merges them into the committed ``bench/results.json`` too, the figures
 The run ends with a table of the goals, each beside this run's figure and the saved one.
 ``python -m bench [--save] [seconds] [part ...]`` sets the time per measurement (default 3) and
 runs only the parts named (rules, references, engine, streams, bots, rating, matchmaking,
-gateway, tournaments; default all of them). The bot league plays MAUMAU_BENCH_LEAGUE_ROUNDS
-rounds per matchup (default 100).
+gateway, tournaments, accounts; default all of them). The bot league plays
+MAUMAU_BENCH_LEAGUE_ROUNDS rounds per matchup (default 100).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from functools import partial
 from pathlib import Path
 
 from bench import references
+from bench.accounts import bench_accounts
 from bench.bots import bench_bots
 from bench.engine import bench_engine
 from bench.gateway import bench_gateway
@@ -91,6 +92,9 @@ GOALS: list[tuple[str, str, str, float]] = [
     ("Follow: 5,000 streams, event delivery p99 ms", "streams.delivery_p99_ms", "<=", 100),
     ("Follow: health answers not SERVING meanwhile", "streams.health_not_serving", "<=", 0),
     ("Follow: followers missing events at the end", "streams.followers_behind_at_end", "<=", 0),
+    ("accounts: argon2id ms of a core per hash, at least", "accounts.argon2.hash_cpu_ms", ">=", 50),
+    ("accounts: argon2id ms of a core per hash, at most", "accounts.argon2.hash_cpu_ms", "<=", 150),
+    ("accounts: password sign-ins/s per process", "accounts.sign_ins_per_s", ">=", 10),
 ]
 """(what, figure name, comparison, goal): the goals of the platform's figures."""
 
@@ -241,6 +245,7 @@ PARTS = (
     "matchmaking",
     "gateway",
     "tournaments",
+    "accounts",
 )
 
 
@@ -273,6 +278,8 @@ def main() -> None:
         figures.update(bench_matchmaking())
     if "tournaments" in parts:
         figures.update(bench_tournaments())
+    if "accounts" in parts:
+        figures.update(bench_accounts(seconds))
     saved = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     print(goal_table(figures, saved))
     record(figures, LATEST)

@@ -5,7 +5,7 @@ at most 200 lines, every relative link points at a file that exists (and at a he
 exists), and every page of docs/ is in mkdocs.yml's nav.
 
 - ```bash blocks run as bash scripts (``set -eo pipefail``) from the project folder, with the
-  default addresses (127.0.0.1:50051-50054, the example bot's port 7000) replaced by this
+  default addresses (127.0.0.1:50051-50056, the example bot's port 7000) replaced by this
   platform's. The lines listed in :data:`NOT_RUN` are left out, each for the reason given there.
 - ```python blocks run with ``.venv/bin/python``: a whole program as it is, a fragment (one with
   a top-level ``await``) inside a harness that opens a match for it (``platform``, ``player``,
@@ -161,7 +161,8 @@ def tools(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def localize(code: str, platform: RunningPlatform, bot_port: int) -> str:
     """The docs' default addresses replaced by the test platform's."""
     for service, port in (("engine", 50051), ("bots", 50052), ("matchmaking", 50053),
-                          ("rating", 50054)):  # fmt: skip
+                          ("rating", 50054), ("tournaments", 50055),
+                          ("accounts", 50056)):  # fmt: skip
         code = code.replace(f"127.0.0.1:{port}", platform.address(service))
     return code.replace("7000", str(bot_port))
 

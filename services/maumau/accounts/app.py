@@ -20,7 +20,7 @@ from maumau.accounts.settings import Settings
 from maumau.accounts.store import AccountStore
 from maumau.common.config import ServiceConfig
 from maumau.common.lifecycle import Service
-from maumau.common.redis_client import keyed_probe
+from maumau.common.redis_client import Durability, keyed_probe
 from maumau.common.redis_server import reconnecting
 from maumau.common.server import create_server
 from maumau.v1 import accounts_pb2_grpc
@@ -41,7 +41,8 @@ class AccountsApp(Service):
     ) -> None:
         self.settings = settings = settings or Settings()
         self.redis = client = reconnecting(client)
-        self.store = AccountStore(client)
+        durability = Durability(client, settings.redis_min_replicas, settings.redis_wait_ms)
+        self.store = AccountStore(client, durability)
         self.hasher = Hasher(
             Cost(
                 settings.password_time_cost,

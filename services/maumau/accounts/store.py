@@ -24,7 +24,8 @@ Keys (each line one hash slot, the part in braces; docs/operating.md lists them 
 - ``quota/...``: the sign-in limits' windows (the ``limits`` package, as ``maumau.common.quotas``).
 
 Uniqueness on a Redis Cluster: a username, a look, a passkey and a provider identity each have
-one key, set only if absent (``SET NX``), whose value is the owner's player id; an owner's own
+one key, set only if absent (``SET NX``, acknowledged once replicas confirm it), whose value is
+the owner's player id; an owner's own
 key is taken again (a retried Claim). A claim takes the name's key, then the looks'; when a
 look is taken it gives back what it took (deleted only while it still holds this player's id), so a
 name is never held without its look. A process that dies between the two leaves the name with
@@ -43,6 +44,7 @@ from typing import Any, cast
 import redis.asyncio as redis
 
 from maumau.common.players import GRANT, UNTIL
+from maumau.common.redis_client import Durability
 
 DELETED_NAME = "deleted player"
 
@@ -133,8 +135,12 @@ def _text(value: bytes | str) -> str:
 
 
 class AccountStore:
-    def __init__(self, client: redis.Redis) -> None:
+    """``durability``: the unique keys and the claim are acknowledged only once the configured
+    replicas confirm them (``WAIT``), so a failover cannot lose a name and hand it out twice."""
+
+    def __init__(self, client: redis.Redis, durability: Durability | None = None) -> None:
         self.redis = client
+        self.durability = durability or Durability(client)
 
     # ------------------------------------------------------------ accounts
 
@@ -171,7 +177,7 @@ class AccountStore:
 
     async def take(self, key: str, player_id: str) -> bool:
         """Take a unique key for ``player_id`` (SET NX), or find it the player's already."""
-        if await self.redis.set(key, player_id, nx=True):
+        if await self.durability.call("SET", [key], [player_id, "NX"], wait=True):
             return True
         return await self.owner(key) == player_id
 
@@ -184,7 +190,7 @@ class AccountStore:
     ) -> bool:
         """Write the account's name, once: False when the player has claimed one already."""
         key = account_key(player_id)
-        if not await self.redis.hsetnx(key, "username", username):
+        if not await self.durability.call("HSETNX", [key], ["username", username], wait=True):
             return False
         mapping = {"folded": folded, "skeletons": json.dumps(skeletons), "created_at": now}
         await self.redis.hset(key, mapping=mapping)  # type: ignore[arg-type]
