@@ -43,7 +43,7 @@ from typing import Any, cast
 
 import redis.asyncio as redis
 
-from maumau.common.players import GRANT, UNTIL
+from maumau.common.players import GRANT, UNTIL, player_key
 from maumau.common.redis_client import Durability
 
 DELETED_NAME = "deleted player"
@@ -61,10 +61,6 @@ the given owner's."""
 
 def account_key(player_id: str) -> str:
     return f"account:{{{player_id}}}"
-
-
-def player_key(player_id: str) -> str:
-    return f"player:{{{player_id}}}"
 
 
 def name_key(folded: str) -> str:

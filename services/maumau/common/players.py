@@ -25,6 +25,11 @@ GRANT = "grant:"
 UNTIL = "until:"
 
 
+def player_key(player_id: str) -> str:
+    """The player's directory hash (see the module's docstring)."""
+    return f"player:{{{player_id}}}"
+
+
 def check_name(name: str) -> str:
     """A display name, trimmed; raises ValueError with a reason a person can act on."""
     name = name.strip()
@@ -41,24 +46,24 @@ class PlayerDirectory:
 
     async def register(self, name: str) -> str:
         player_id = new_id()
-        await self.redis.hset(f"player:{{{player_id}}}", mapping={"name": check_name(name)})
+        await self.redis.hset(player_key(player_id), mapping={"name": check_name(name)})
         return player_id
 
     async def generation(self, player_id: str) -> int:
         """The token generation a player token of ``player_id`` must carry."""
-        value = await self.redis.hget(f"player:{{{player_id}}}", "token_generation")
+        value = await self.redis.hget(player_key(player_id), "token_generation")
         return int(value or 0)
 
     async def revoke_tokens(self, player_id: str) -> int:
         """End every player token of ``player_id`` issued so far; the new generation."""
-        return int(await self.redis.hincrby(f"player:{{{player_id}}}", "token_generation", 1))
+        return int(await self.redis.hincrby(player_key(player_id), "token_generation", 1))
 
     async def check_token(self, claims: PlayerClaims) -> PlayerClaims:
         """``claims`` if their generation is the player's current one and the grant they name
         (if any) is still there; TokenError if revoked or signed out."""
         if claims.session is not None:
             generation, grant = await self.redis.hmget(
-                f"player:{{{claims.player_id}}}", ["token_generation", GRANT + claims.session]
+                player_key(claims.player_id), ["token_generation", GRANT + claims.session]
             )
             if grant is None:
                 raise TokenError(
@@ -76,11 +81,11 @@ class PlayerDirectory:
 
     async def renew_grant(self, player_id: str, grant: str, until: int) -> None:
         """Note that the grant's latest token ends at ``until`` (RenewToken of a session)."""
-        await self.redis.hset(f"player:{{{player_id}}}", UNTIL + grant, until)
+        await self.redis.hset(player_key(player_id), UNTIL + grant, until)
 
     async def name(self, player_id: str) -> str:
         """The player's display name, or '' for an id the directory does not know."""
-        name = cast(bytes | None, await self.redis.hget(f"player:{{{player_id}}}", "name"))
+        name = cast(bytes | None, await self.redis.hget(player_key(player_id), "name"))
         return name.decode() if name else ""
 
     async def names(self, player_ids: list[str]) -> list[str]:
@@ -89,6 +94,6 @@ class PlayerDirectory:
             return []
         async with self.redis.pipeline(transaction=False) as pipe:
             for player_id in player_ids:
-                pipe.hget(f"player:{{{player_id}}}", "name")
+                pipe.hget(player_key(player_id), "name")
             found = cast(list[bytes | None], await pipe.execute())
         return [name.decode() if name else "" for name in found]

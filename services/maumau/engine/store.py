@@ -47,6 +47,7 @@ import orjson
 import redis.asyncio as redis
 
 from maumau import fairness
+from maumau.common.players import player_key
 from maumau.common.redis_client import (
     DEFAULT_SHARDS,
     Call,
@@ -619,7 +620,7 @@ def published_key(match_id: str) -> str:
 
 
 def player_matches_key(player_id: str) -> str:
-    return f"player:{{{player_id}}}:matches"
+    return f"{player_key(player_id)}:matches"
 
 
 def deadlines_key(shard: int) -> str:
