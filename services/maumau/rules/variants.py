@@ -325,7 +325,7 @@ class Ostfriesland(Variant):
 
     def call_actions(self, m: MatchState, seat: int, actions: list[Action]) -> None:
         super().call_actions(m, seat, actions)
-        if m.penalty_last[seat] and self.may_call(m, seat, "last"):
+        if self.may_call(m, seat, "last"):
             actions.append(CALL_LAST)
 
     def may_call(self, m: MatchState, seat: int, word: str) -> bool:
