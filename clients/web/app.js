@@ -277,12 +277,14 @@ function tile(mode, preset, options) {
       face.style.setProperty("--i", String(i - 1));
       return face;
     }));
+  const sub = rulesetName(rulesetText(ruleset), { short: true });
+  const size = t("players_n", { n: seats });
   return $("button", { type: "button", class: "tile", "data-preset": preset, "data-mode": mode,
-    onclick: () => start(mode, preset) },
+    "aria-label": `${presetName(preset)} · ${sub} · ${size}`, onclick: () => start(mode, preset) },
   fan,
   $("span", { class: "tile-name", text: presetName(preset) }),
-  $("span", { class: "tile-sub", text: rulesetName(rulesetText(ruleset), { short: true }) }),
-  $("span", { class: "tile-size", text: t("players_n", { n: seats }) }));
+  $("span", { class: "tile-sub", text: sub }),
+  $("span", { class: "tile-size", text: size }));
 }
 
 async function start(mode, preset) {

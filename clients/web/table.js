@@ -50,6 +50,16 @@ export function parseAction(text) {
   return { text, play: { card, suit, call } };
 }
 
+const capitalised = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
+// The seat the match waits for: the view's to_act (the chooser of a starter suit, else the
+// turn; -1 once over), read from turn and chooser in a view from an engine without it.
+export function toAct(view) {
+  if (view.to_act !== undefined && view.to_act !== null) return view.to_act;
+  if (view.phase === "over") return -1;
+  return view.phase === "starter_suit" ? view.chooser : view.turn;
+}
+
 // Stream ids ("1700000000000-3") in the order the stream has them.
 function compareIds(a, b) {
   const [am, as = "0"] = String(a).split("-").map(Number);
@@ -119,6 +129,8 @@ export class Table {
   }
 
   async start() {
+    // Keys from the first moment: the handler waits for a view itself.
+    document.addEventListener("keydown", this.onKey);
     this.info = await get(`/api/matches/${encodeURIComponent(this.matchId)}`);
     await this.fetchView();
     // Every event from the first: a table drawn again (another language, Back) keeps the
@@ -126,7 +138,6 @@ export class Table {
     this.live.forget(this.matchId);
     this.quiet();
     this.live.follow(`match:${this.matchId}`, { match_id: this.matchId });
-    document.addEventListener("keydown", this.onKey);
   }
 
   stop() {
@@ -296,7 +307,7 @@ export class Table {
 
   show(view) {
     const newVersion = !this.view || view.version !== this.view.version;
-    const turnChanged = !this.view || this.view.turn !== view.turn;
+    const turnChanged = !this.view || toAct(this.view) !== toAct(view);
     this.view = view;
     if (turnChanged && !this.catchingUp) this.turnStarted = Math.max(this.turnStarted, Date.now() - 500);
     if (newVersion) {
@@ -344,7 +355,7 @@ export class Table {
     const over = v.phase === "over" || this.finished;
     const deck = this.deck;
     const me = this.spectator ? -1 : v.seat;
-    const turnSeat = v.to_act; // the seat the match waits for (the chooser of a starter suit)
+    const turnSeat = toAct(v);
 
     const plays = new Map();
     for (const action of legal) {
@@ -461,7 +472,7 @@ export class Table {
     if (wish) wish.firstChild.innerHTML = suitSvg(v.wished, deck);
     let label = v.top ? t("discard_label", { card: cardName(v.top) }) : t("discard_empty");
     if (v.wished) label += ` ${t("discard_wished", { suit: suitName(v.wished) })}`;
-    const top = v.top ? cardElement(v.top, deck, { id: "top-card", class: this.landing ? "landing" : "", label: cardName(v.top) }) : null;
+    const top = v.top ? cardElement(v.top, deck, { id: "top-card", class: this.landing ? "landing" : "", decorative: true }) : null;
     const pending = v.pending === "draw" ? t("pending_draw", { n: v.pending_count })
       : v.pending === "skip" ? t("pending_skip")
       : v.pending === "draw4" ? t("pending_draw4", { n: v.pending_count }) : "";
@@ -503,7 +514,7 @@ export class Table {
           options ? $("button", { type: "button", class: "primary", "data-focus-key": "drawn-play", onclick: () => this.choose(v.drawn, options) }, t("drawn_play")) : null,
           pass ? $("button", { type: "button", "data-focus-key": "drawn-keep", "aria-keyshortcuts": "P", onclick: () => this.act("pass") }, t("drawn_keep")) : null));
     }
-    if (v.pending === "skip" && v.turn === v.seat && legal.some((a) => a.text === "accept")) {
+    if (v.pending === "skip" && toAct(v) === v.seat && legal.some((a) => a.text === "accept")) {
       return $("div", { class: "prompt skip", role: "group", "aria-label": t("skip_title") },
         $("p", { text: t("skip_title") }),
         $("div", { class: "prompt-buttons" },
@@ -519,7 +530,7 @@ export class Table {
       const button = $("button", { type: "button", class: `wish suit-${suit}`, "data-suit": suit, "data-action": action.text,
         "data-focus-key": `wish-${suit}`, "aria-keyshortcuts": key.toUpperCase(), onclick: () => this.act(action.text) },
       $("span", { class: "sign", "aria-hidden": "true" }),
-      $("span", { class: "wish-name", text: suitName(suit) }),
+      $("span", { class: "wish-name", text: capitalised(suitName(suit)) }),
       $("kbd", { "aria-hidden": "true", text: key.toUpperCase() }));
       button.firstChild.innerHTML = suitSvg(suit, deck);
       if (COLOURS[suit]) {

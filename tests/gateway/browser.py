@@ -273,6 +273,7 @@ def fake_view(**changes: Any) -> dict[str, Any]:
     }
     view.update(changes)
     view["hand_sizes"][0] = len(view["hand"])
+    view.setdefault("to_act", view["chooser"] if view["phase"] == "starter_suit" else view["turn"])
     return view
 
 
@@ -330,7 +331,7 @@ class FakeMatch:
                 text = json.loads(request.post_data or "{}")["action"]
                 self.acts.append(text)
                 version = str(int(self.view["version"]) + 1)
-                idle = {**self.view, "legal": [], "turn": 1}
+                idle = {**self.view, "legal": [], "turn": 1, "to_act": 1}
                 following = self.after(text) if self.after else idle
                 self.view = {**following, "version": version}
                 body = {"version": version, "view": self.view}
@@ -344,11 +345,21 @@ class FakeMatch:
             await route.fulfill(status=200, content_type="application/json", body=json.dumps(body))
 
         await page.route("**/api/**", answer)
-        await page.route_web_socket(lambda url: "/ws" in url, lambda ws: None)
+        await page.route_web_socket(lambda url: "/ws" in url, self.connected)
+
+    def connected(self, socket: Any) -> None:
+        self.socket = socket
+
+    def send_event(self, event: dict[str, Any]) -> None:
+        """A live event of the match, as the gateway's socket frames it."""
+        self.events_sent = getattr(self, "events_sent", 0) + 1
+        frame = {"type": "event", "topic": "match:fake", "id": f"1-{self.events_sent}"}
+        self.socket.send(json.dumps({**frame, "event": event}))
 
     async def open(self, context: BrowserContext, base: str) -> Page:
         page = await context.new_page()
         await self.attach(page)
         await page.goto(f"{base}/play?match=fake")
         await page.locator(".table").wait_for()
+        await page.wait_for_timeout(400)  # the match's earlier events (none) have come
         return page

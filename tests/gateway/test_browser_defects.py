@@ -336,6 +336,11 @@ async def test_8_colour_cards_keep_their_colours_read_at_4_5_to_1_and_name_no_en
         page = await fake.open(context, gateway.url)
         hand = page.locator(".hand .card-button")
         await expect(hand).to_have_count(len(COLOUR_HAND))
+        # The cards as they rest: a card coming into the hand fades in for a moment.
+        for _ in range(100):
+            if await page.evaluate("() => document.getAnimations().length === 0"):
+                break
+            await page.wait_for_timeout(50)
         for index in range(len(COLOUR_HAND)):
             faded = await hand.nth(index).evaluate(
                 "b => [b, ...b.querySelectorAll('*')].some(e => { const s = getComputedStyle(e);"
@@ -425,6 +430,7 @@ async def test_9_focus_stays_in_the_hand_after_a_play_and_keys_move(
     await expect(page.get_by_role("button", name="7 of hearts")).to_be_focused()
     await page.keyboard.press("Enter")
     await acts_become(fake, ["7H"])
+    await expect(page.locator(".table")).to_have_attribute("aria-busy", "false")
     focused = page.locator(".hand :focus")
     await expect(focused).to_have_count(1)
     await page.keyboard.press("d")
