@@ -78,6 +78,15 @@ GOALS: list[tuple[str, str, str, float]] = [
         (f"engine Act p99 vs ceiling p99, c{c}", f"ratio.engine_vs_ceiling.c{c}.p99", "<=", 1.5)
         for c in (16, 64)
     ),
+    *(
+        (
+            f"engine server CPU per Act vs ceiling's per call, c{c}",
+            f"ratio.engine_vs_ceiling.c{c}.cpu_per_call",
+            "<=",
+            1.5,
+        )
+        for c in (16, 64)
+    ),
     ("Redis bytes per 4-seat match, started", "engine.redis.bytes_per_4seat_match", "<=", 4096),
     (
         "Redis bytes per 4-seat match, after 40 moves",

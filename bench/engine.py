@@ -151,14 +151,19 @@ class Worker:
         raise NotImplementedError
 
 
-async def measure(workers: list[Worker], seconds: float) -> list[float]:
+async def measure(
+    workers: list[Worker], seconds: float, calls: list[int] | None = None
+) -> list[float]:
     """Every worker calls in a loop for a warm-up and then ``seconds``; returns the latencies of
-    the calls that ended within the measured window."""
+    the calls that ended within the measured window, and appends to ``calls`` how many calls
+    the slice made in all, warm-up included (what the server's CPU over the slice paid for)."""
     start = time.perf_counter() + WARMUP_SECONDS
     end = start + seconds
     latencies: list[float] = []
+    made = 0
 
     async def loop(worker: Worker) -> None:
+        nonlocal made
         while True:
             await worker.ready()
             began = time.perf_counter()
@@ -166,11 +171,20 @@ async def measure(workers: list[Worker], seconds: float) -> list[float]:
                 return
             await worker.move()
             done = time.perf_counter()
+            made += 1
             if start <= done <= end:
                 latencies.append(done - began)
 
     await asyncio.gather(*(loop(worker) for worker in workers))
+    if calls is not None:
+        calls.append(made)
     return latencies
+
+
+def cpu_seconds(pid: int) -> float:
+    """The user and system CPU time a process has used so far, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def summary(latencies: list[float], seconds: float) -> dict[str, float]:
@@ -415,8 +429,10 @@ async def run(seconds: float, workdir: Path, memory_only: bool = False) -> dict[
             process(
                 [sys.executable, "-m", "bench.engine", "ceiling", str(ceiling_port), server.url],
                 ceiling_log,
-            ),
-            process([sys.executable, "-m", "maumau.engine"], engine_log, engine_env),
+            ) as ceiling_child,
+            process(
+                [sys.executable, "-m", "maumau.engine"], engine_log, engine_env
+            ) as engine_child,
         ):
             ceiling_address = f"127.0.0.1:{ceiling_port}"
             engine_address = f"127.0.0.1:{engine_port}"
@@ -446,7 +462,10 @@ async def run(seconds: float, workdir: Path, memory_only: bool = False) -> dict[
 
             for concurrency in CONCURRENCY:
                 ceiling, engine = await compare(
-                    ceiling_address, engine_address, concurrency, seconds
+                    Server(ceiling_address, ceiling_child.pid),
+                    Server(engine_address, engine_child.pid),
+                    concurrency,
+                    seconds,
                 )
                 for name, value in ceiling.items():
                     figures[f"ceiling.c{concurrency}.{name}"] = value
@@ -456,6 +475,8 @@ async def run(seconds: float, workdir: Path, memory_only: bool = False) -> dict[
                 p99 = engine["p99_ms"] / ceiling["p99_ms"]
                 figures[f"ratio.engine_vs_ceiling.c{concurrency}.throughput"] = throughput
                 figures[f"ratio.engine_vs_ceiling.c{concurrency}.p99"] = p99
+                cpu = engine["cpu_ms_per_call"] / ceiling["cpu_ms_per_call"]
+                figures[f"ratio.engine_vs_ceiling.c{concurrency}.cpu_per_call"] = cpu
                 print(
                     f"  concurrency {concurrency:2}: "
                     f"ceiling {ceiling['moves_per_s']:7,.0f} moves/s "
@@ -463,6 +484,11 @@ async def run(seconds: float, workdir: Path, memory_only: bool = False) -> dict[
                     f"engine Act {engine['moves_per_s']:7,.0f} moves/s "
                     f"p50 {engine['p50_ms']:5.1f} ms p99 {engine['p99_ms']:5.1f} ms | "
                     f"throughput {throughput:.2f}x (goal >= 0.8), p99 {p99:.2f}x (goal <= 1.5)"
+                )
+                print(
+                    f"                  server CPU per call: ceiling "
+                    f"{ceiling['cpu_ms_per_call']:.3f} ms | engine Act "
+                    f"{engine['cpu_ms_per_call']:.3f} ms | {cpu:.2f}x (goal <= 1.5)"
                 )
     finally:
         await client.aclose()
@@ -491,30 +517,47 @@ async def wait_for_servers(
         await until_ready(engine_serving, "the engine", engine_log)
 
 
+@dataclass(frozen=True)
+class Server:
+    """A server the benchmark started: where to call it, and its process, whose CPU it reads."""
+
+    address: str
+    pid: int
+
+
 async def compare(
-    ceiling_address: str, engine_address: str, concurrency: int, seconds: float
+    ceiling_server: Server, engine_server: Server, concurrency: int, seconds: float
 ) -> tuple[dict[str, float], dict[str, float]]:
     """``concurrency`` clients of each server, each client with a channel of its own, calling as
     fast as answers come. The two take turns in SLICES slices, so that both meet the same
-    background load of the machine."""
+    background load of the machine. Each side's figures include the server process's CPU
+    seconds per call over its own slices (``cpu_ms_per_call``)."""
     channels: list[grpc.aio.Channel] = []
     try:
         ceiling: list[Worker] = []
         engine: list[Worker] = []
         for i in range(concurrency):
-            channels.append(grpc.aio.insecure_channel(ceiling_address))
+            channels.append(grpc.aio.insecure_channel(ceiling_server.address))
             ceiling.append(CeilingWorker(channels[-1], f"c{concurrency}-{i}"))
-            channels.append(grpc.aio.insecure_channel(engine_address))
+            channels.append(grpc.aio.insecure_channel(engine_server.address))
             engine_client = EngineClient(channels[-1])
             await engine_client.register(2)
             worker = EngineWorker(engine_client)
             await worker.ready()
             engine.append(worker)
-        latencies: dict[str, list[float]] = {"ceiling": [], "engine": []}
+        sides = {"ceiling": (ceiling, ceiling_server), "engine": (engine, engine_server)}
+        latencies: dict[str, list[float]] = {name: [] for name in sides}
+        calls: dict[str, list[int]] = {name: [] for name in sides}
+        cpu = dict.fromkeys(sides, 0.0)
         for _ in range(SLICES):
-            latencies["ceiling"] += await measure(ceiling, seconds / SLICES)
-            latencies["engine"] += await measure(engine, seconds / SLICES)
-        return summary(latencies["ceiling"], seconds), summary(latencies["engine"], seconds)
+            for name, (workers, server) in sides.items():
+                before = cpu_seconds(server.pid)
+                latencies[name] += await measure(workers, seconds / SLICES, calls[name])
+                cpu[name] += cpu_seconds(server.pid) - before
+        figures = {name: summary(latencies[name], seconds) for name in sides}
+        for name in sides:
+            figures[name]["cpu_ms_per_call"] = 1000 * cpu[name] / max(1, sum(calls[name]))
+        return figures["ceiling"], figures["engine"]
     finally:
         for channel in channels:
             await channel.close()
