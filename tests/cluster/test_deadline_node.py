@@ -20,7 +20,8 @@ import redis.asyncio
 from maumau import wire
 from maumau.common.redis_cluster import LocalCluster
 from maumau.engine.app import EngineApp
-from maumau.engine.store import Status, Stored, match_key
+from maumau.engine.keys import match_key
+from maumau.engine.record import Status, Stored
 from maumau.v1 import game_pb2
 from tests.support.engine import (
     Client,
@@ -43,7 +44,7 @@ async def test_a_final_move_hands_its_result_on_while_its_deadlines_node_refuses
     try:
         match_id, final = await final_action_of_a_match_apart(player, app, cluster_client)
         store = app.matches.store
-        deadlines_port = cluster_client.get_node_from_key(store.deadlines_of(match_id)).port
+        deadlines_port = cluster_client.get_node_from_key(store.deadlines.key_of(match_id)).port
         request_id = uuid.uuid4().hex
 
         async with refusing_writes(deadlines_port):
@@ -60,7 +61,7 @@ async def test_a_final_move_hands_its_result_on_while_its_deadlines_node_refuses
         assert answer.view.phase == "over"
         assert await store.published(match_id)
         assert len(await result_entries(cluster_client, store, match_id)) == 1
-        assert await store.deadline(match_id) is None  # finished: nothing left to come due
+        assert await store.deadlines.due(match_id) is None  # finished: nothing left to come due
     finally:
         await player.close()
         await stop_engine(app, client)
@@ -78,7 +79,7 @@ async def final_action_of_a_match_apart(
     for _ in range(100):
         match = await player.create("classic", 2, bots=BOT, auto_start=True, options=ONE_ROUND)
         match_id = match.match_id
-        deadlines = cluster.get_node_from_key(store.deadlines_of(match_id)).port
+        deadlines = cluster.get_node_from_key(store.deadlines.key_of(match_id)).port
         if cluster.get_node_from_key(match_key(match_id)).port == deadlines:
             continue
         final = await play_until_one_action_ends(match_id, player, app, rng)

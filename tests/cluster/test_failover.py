@@ -189,7 +189,7 @@ async def where_the_result_is(client: redis.asyncio.Redis, store: MatchStore, ma
         pending += await client.xpending_range(stream, "rating", entry_id, entry_id, 1)
     return (
         f"{match_id}: published {await store.published(match_id)}, deadline "
-        f"{await store.deadline(match_id)}, in {stream} as {ids}, pending {pending}"
+        f"{await store.deadlines.due(match_id)}, in {stream} as {ids}, pending {pending}"
     )
 
 

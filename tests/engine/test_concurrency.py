@@ -17,8 +17,9 @@ from maumau import wire
 from maumau.common.redis_client import DEFAULT_SHARDS
 from maumau.common.results import results_stream_of
 from maumau.engine.app import EngineApp
+from maumau.engine.keys import ACTIVE
 from maumau.engine.matches import due_seat
-from maumau.engine.store import ACTIVE, MatchStore
+from maumau.engine.store import MatchStore
 from maumau.rules import Match
 from maumau.rules.errors import MESSAGES
 from maumau.v1 import engine_pb2, game_pb2

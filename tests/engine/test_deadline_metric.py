@@ -30,7 +30,7 @@ async def test_a_backlog_of_due_deadlines_is_reported_until_it_is_worked_off(
         late = time.time() - 120
         store = MatchStore(client)
         for n in range(BATCH + 5):
-            await store.set_deadline(f"gone-{n}", late + n)
+            await store.deadlines.set(f"gone-{n}", late + n)
         app, engine_client = await start_engine(server.url, EngineSettings())
         try:
             deadline = time.monotonic() + 10

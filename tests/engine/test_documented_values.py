@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from maumau.engine.store import Status
+from maumau.engine.record import Status
 from maumau.matchmaking import queue, rooms
 from maumau.rules import CALLS
 from maumau.rules.kinds import Finish, Pending, Phase, Reason

@@ -15,8 +15,9 @@ import redis.asyncio as redis
 from maumau.common.redis_client import DEFAULT_SHARDS
 from maumau.common.redis_server import EmbeddedRedis
 from maumau.common.results import results_stream_of
+from maumau.engine.keys import match_key, player_matches_key
 from maumau.engine.matches import EngineSettings
-from maumau.engine.store import NOT_OVER, MatchStore, match_key, player_matches_key
+from maumau.engine.store import NOT_OVER, MatchStore
 from maumau.v1 import engine_pb2, game_pb2
 from tests.support.engine import Client, start_engine, start_match, stop_engine
 from tests.support.polling import eventually

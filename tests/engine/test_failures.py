@@ -183,7 +183,7 @@ async def test_a_replica_killed_mid_match_leaves_the_match_and_its_bot_to_anothe
                     break
             trap.release()  # the process was quicker than the trap: try at a later turn
 
-        claimed_until = await MatchStore(direct).deadline(match_id)
+        claimed_until = await MatchStore(direct).deadlines.due(match_id)
         assert claimed_until is not None and claimed_until >= armed_at + LEASE - 0.05
         process.kill()  # SIGKILL: the claimed bot move dies with the process
         process.wait(timeout=10)

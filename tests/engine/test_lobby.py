@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from maumau import fairness
 from maumau.common.errors import ServiceError
 from maumau.engine import lobby
-from maumau.engine.store import MatchRecord, Status
+from maumau.engine.record import MatchRecord, Status
 from maumau.rules import BadInput, Match, Ruleset
 from maumau.v1 import engine_pb2
 

@@ -132,41 +132,16 @@ async def test_a_request_retried_after_the_match_moved_on_shows_the_view_as_it_i
         await close_all(clients)
 
 
-async def test_a_retry_of_an_answer_kept_by_the_earlier_release_returns_it(address, redis_server):
-    """An answer kept whole (an ActResponse without its view, as the earlier release kept it)
-    still answers its retry after an upgrade, with the seat's view as it is now."""
-    import struct
-
-    import redis.asyncio
-
-    from maumau.engine.store import match_key
-
-    clients = await register_all(address, 2)
-    client = redis.asyncio.Redis.from_url(redis_server.url)
-    try:
-        match, mover, view = await a_started_pair(clients)
-        seat = mover.seats[match.match_id]
-        first = await mover.act(match.match_id, view.legal[0], request_id="before-upgrade")
-        kept = engine_pb2.ActResponse(version=first.version, events=first.events)
-        answer = kept.SerializeToString()
-        old_form = struct.pack(">HI", len(b"before-upgrade"), len(answer)) + b"before-upgrade"
-        key = f"{match_key(match.match_id)}:requests"
-        await client.hset(key, str(seat), old_form + answer)
-        again = await mover.act(match.match_id, view.legal[0], request_id="before-upgrade")
-        assert again == first
-        assert (await mover.view(match.match_id)).version == first.version
-    finally:
-        await client.aclose()
-        await close_all(clients)
-
-
 async def test_only_the_latest_answers_of_each_seat_are_kept_for_retries(redis_server):
     """A long match does not grow without bound: each seat keeps its latest
     KEPT_ANSWERS_PER_SEAT answers for retried request ids and forgets older ones, whatever the
     other seats do meanwhile."""
     import redis.asyncio
 
-    from maumau.engine.store import KEPT_ANSWERS_PER_SEAT, MatchRecord, MatchStore, match_key
+    from maumau.engine.codec import KEPT_ANSWERS_PER_SEAT
+    from maumau.engine.keys import match_key
+    from maumau.engine.record import MatchRecord
+    from maumau.engine.store import MatchStore
 
     client = redis.asyncio.Redis.from_url(redis_server.url)
     store = MatchStore(client)
@@ -202,7 +177,9 @@ async def test_a_new_match_event_stream_reserves_no_large_node(redis_server):
     node Redis reserves by default (the largest part of a new match's memory)."""
     import redis.asyncio
 
-    from maumau.engine.store import MatchRecord, MatchStore, match_key
+    from maumau.engine.keys import match_key
+    from maumau.engine.record import MatchRecord
+    from maumau.engine.store import MatchStore
 
     client = redis.asyncio.Redis.from_url(redis_server.url)
     store = MatchStore(client)

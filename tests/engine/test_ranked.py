@@ -11,8 +11,8 @@ import pytest
 from maumau.common.redis_client import DEFAULT_SHARDS
 from maumau.common.results import results_streams
 from maumau.common.tokens import issue_service_token
-from maumau.engine.matches import match_result
-from maumau.engine.store import MatchRecord
+from maumau.engine.aftercommit import match_result
+from maumau.engine.record import MatchRecord
 from maumau.rules import Match, Ruleset
 from maumau.v1 import engine_pb2, game_pb2
 from tests.support.engine import SECRET, close_all, register_all, service_token

@@ -20,7 +20,7 @@ import yaml
 from prometheus_client import REGISTRY
 
 from maumau.common.errors import ERROR_CODE_KEY, STORE_ERROR
-from maumau.engine.store import match_key
+from maumau.engine.keys import match_key
 from maumau.v1 import engine_pb2
 from tests.support.engine import Client, acting, close_all, pick
 from tests.support.programs import require

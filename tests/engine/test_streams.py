@@ -17,9 +17,10 @@ import redis.asyncio
 from maumau.common.errors import RETRY_AFTER_KEY
 from maumau.common.redis_server import EmbeddedRedis
 from maumau.engine.app import EngineApp
+from maumau.engine.codec import packed_events
 from maumau.engine.follow import Feed, FellBehind, FollowHub
+from maumau.engine.keys import match_key
 from maumau.engine.matches import EngineSettings
-from maumau.engine.store import match_key
 from maumau.v1 import engine_pb2, game_pb2
 from maumau.v1.engine_pb2_grpc import EngineStub
 from tests.support.engine import (
@@ -205,7 +206,7 @@ async def append(client: redis.asyncio.Redis, match_id: str, count: int) -> list
     """Append ``count`` events to a match's stream, as the engine's commit does."""
     event = game_pb2.Event(passed=game_pb2.SeatOnly(seat=0)).SerializeToString()
     key = f"{match_key(match_id)}:events"
-    return [(await client.xadd(key, {"e": event})).decode() for _ in range(count)]
+    return [(await client.xadd(key, {"p": packed_events([event])})).decode() for _ in range(count)]
 
 
 async def test_a_slow_follower_is_cut_off_and_the_others_get_every_event(hub, client):

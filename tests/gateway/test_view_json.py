@@ -9,8 +9,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from maumau.engine.record import MatchRecord, Status
 from maumau.engine.service import seat_view
-from maumau.engine.store import MatchRecord, Status
 from maumau.gateway.upstream import to_json
 from maumau.rules import Match, Ruleset
 from maumau.v1 import game_pb2

@@ -19,8 +19,9 @@ import redis.asyncio
 
 from maumau.common.redis_server import EmbeddedRedis, free_port
 from maumau.common.results import RESULTS_STREAM
-from maumau.engine.matches import due_seat, match_result
-from maumau.engine.store import MatchRecord
+from maumau.engine.aftercommit import match_result
+from maumau.engine.matches import due_seat
+from maumau.engine.record import MatchRecord
 from maumau.rating.synthetic import synthetic_results
 from maumau.rules import Match, Ruleset
 from maumau.v1 import game_pb2, rating_pb2, rating_pb2_grpc

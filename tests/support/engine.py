@@ -22,8 +22,11 @@ from maumau.common.results import read_result, results_stream_of
 from maumau.common.streams import StreamEntry
 from maumau.common.tokens import issue_service_token
 from maumau.engine.app import EngineApp
+from maumau.engine.codec import stream_events
+from maumau.engine.keys import match_key, request_ids_key
 from maumau.engine.matches import EngineSettings
-from maumau.engine.store import MatchStore, Stored, match_key, stream_events
+from maumau.engine.record import Stored
+from maumau.engine.store import MatchStore
 from maumau.rules import Match
 from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2, players_pb2, players_pb2_grpc
 from tests.support.rpc import auth
@@ -356,12 +359,13 @@ async def raw_events(store: MatchStore, match_id: str) -> list[tuple[str, game_p
 
 
 async def snapshot(store: MatchStore, match_id: str) -> tuple[object, ...]:
-    """Every byte Redis holds for a match: record, state and version, events, kept answers."""
+    """Every byte Redis holds for a match: record, state, version and kept answers, events,
+    request ids."""
     key = match_key(match_id)
     return (
         await store.redis.hgetall(key),
         await store.redis.xrange(f"{key}:events"),
-        await store.redis.hgetall(f"{key}:requests"),
+        await store.redis.hgetall(request_ids_key(match_id)),
     )
 
 

@@ -19,12 +19,15 @@ from maumau.common.redis_client import Durability, is_cluster, keyed_probe
 from maumau.common.redis_server import pooled, reconnecting
 from maumau.common.results import trim_results
 from maumau.common.server import create_server
+from maumau.engine.cache import MatchCache
 from maumau.engine.follow import FollowHub, OpenStreams
+from maumau.engine.keys import ACTIVE
 from maumau.engine.matches import DEADLINE_OVERDUE, MATCHES_ACTIVE, Matches
 from maumau.engine.players import PlayersService
+from maumau.engine.record import Status
 from maumau.engine.service import EngineService
 from maumau.engine.settings import EngineSettings, Settings
-from maumau.engine.store import ACTIVE, MatchCache, MatchStore, Status
+from maumau.engine.store import MatchStore
 from maumau.v1 import engine_pb2_grpc, players_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -88,7 +91,7 @@ class EngineApp(Service):
             keyed_probe(
                 health,
                 lambda: [
-                    *self.matches.store.deadline_keys,
+                    *self.matches.store.deadlines.keys,
                     *self.matches.store.result_keys,
                     ACTIVE,
                 ],
@@ -114,14 +117,14 @@ class EngineApp(Service):
                 try:
                     free = slots - len(in_hand)
                     if free > 0:
-                        due = await store.claim_due(time.time(), lease, min(batch, free))
+                        due = await store.deadlines.claim(time.time(), lease, min(batch, free))
                     for match_id in due:
                         task = asyncio.create_task(self._handle_due(match_id))
                         in_hand.add(task)
                         task.add_done_callback(in_hand.discard)
                     if time.monotonic() >= next_gauge:
                         MATCHES_ACTIVE.set(await store.count_active())
-                        earliest = await store.earliest_deadline()
+                        earliest = await store.deadlines.earliest()
                         overdue = 0 if earliest is None else max(0, time.time() - earliest)
                         DEADLINE_OVERDUE.set(overdue)
                         next_gauge = time.monotonic() + 5

@@ -36,7 +36,8 @@ import prometheus_client
 import redis.asyncio as redis
 
 from maumau.common.errors import Exhausted
-from maumau.engine.store import match_key, stream_events
+from maumau.engine.codec import stream_events
+from maumau.engine.keys import events_key
 from maumau.v1 import game_pb2
 
 log = logging.getLogger(__name__)
@@ -181,7 +182,7 @@ class Feed:
 
     def __init__(self, match_id: str) -> None:
         self.match_id = match_id
-        self.key = f"{match_key(match_id)}:events"
+        self.key = events_key(match_id)
         self.position = "0"
         self.subscribers: set[Subscription] = set()
         self.lane: Lane | None = None

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from maumau import fairness, wire
 from maumau.common.errors import denied, invalid, precondition
-from maumau.engine.store import MatchRecord, Status
+from maumau.engine.record import MatchRecord, Status
 from maumau.rules import Match, Ruleset
 from maumau.v1 import engine_pb2, game_pb2
 from maumau.wire import BOT_LEVELS

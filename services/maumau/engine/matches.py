@@ -1,8 +1,9 @@
 """Match life cycle on top of the store: create, seat, start, move, time out, finish.
 
 Every change is one optimistic transaction: read the record, state and version; compute the new
-ones with the rules core; commit them only if the version is unchanged (see ``store._COMMIT``);
-on a lost race read again and recompute. So two replicas never lose or double a move.
+ones with the rules core; commit them only if the version is unchanged (see ``store.COMMIT``);
+on a lost race read again and recompute. So two replicas never lose or double a move. What a
+commit leaves to do is ``aftercommit.AfterCommit``'s.
 """
 
 from __future__ import annotations
@@ -21,18 +22,12 @@ from google.protobuf.message import Message
 from maumau import wire
 from maumau.common.errors import ServiceError
 from maumau.engine import lobby
+from maumau.engine.aftercommit import AfterCommit
 from maumau.engine.bots import BotPlayers
+from maumau.engine.codec import Answers, KeptAnswer
+from maumau.engine.record import MatchRecord, Status, Stored
 from maumau.engine.settings import EngineSettings
-from maumau.engine.store import (
-    Answers,
-    Committed,
-    KeptAnswer,
-    MatchRecord,
-    MatchStore,
-    NewMatch,
-    Status,
-    Stored,
-)
+from maumau.engine.store import Committed, MatchStore, NewMatch
 from maumau.rules import Action, Call, Catch, Match, Ruleset
 from maumau.rules import events as ev
 from maumau.rules.kinds import Outcome, Phase, Reason
@@ -85,7 +80,7 @@ class Change:
     """What the caller is told."""
     keep_answer: bool = False
     """Whether the answer is kept for a retry of the same request: its version and events (see
-    ``store.KeptAnswer``)."""
+    ``codec.KeptAnswer``)."""
     action: str = ""
     """The text of the action a kept answer answers, kept with its request id."""
     moved: str = ""
@@ -184,6 +179,7 @@ class Matches:
         self.store = store
         self.settings = settings
         self.bots = BotPlayers(settings.bot_addresses, secret, settings.bot_budget_ms)
+        self.after_commit = AfterCommit(store, settings)
 
     async def load(self, match_id: str) -> Stored:
         stored = await self.store.load(match_id)
@@ -297,10 +293,7 @@ class Matches:
                     MATCHES_STARTED.inc()
                 playing = change.record.status == Status.PLAYING
                 settled.append((change.record.match_id, due, playing))
-        # Stored by now, but a match whose deadline was not set (its shard's node failed) would
-        # wait for its first bot for good: a failure here fails the call, and its retry (the
-        # same request ids) settles them again (:meth:`settle_replayed`).
-        await self.store.settle_new(settled)
+        await self.after_commit.created(settled)
         return [
             Stored(change.record, change.state, done.version) if done.status == "ok" else None
             for change, done in zip(changes, committed, strict=True)
@@ -312,14 +305,9 @@ class Matches:
         change: Change,
         answered: tuple[Answers, str] | None = None,
     ) -> Committed:
-        """Write ``change`` if the match is still at ``before``'s version (None: new).
-
-        The deadline is set in the commit's round trip, so a replica dying right after it
-        leaves no match without its deadline: on a single Redis by the commit script itself, on
-        a cluster ahead of it and again after it (see ``_committed``). It is only ever moved
-        earlier: a deadline set by a commit that then lost its race is merely checked early (and
-        pushed back by ``handle_due``), while one moved later could hold up the bot or timer of
-        the state that won."""
+        """Write ``change`` if the match is still at ``before``'s version (None: new), with its
+        next deadline in the same round trip (``deadlines``), so a replica dying right after it
+        leaves no match without its deadline; then count it and do what it leaves to do."""
         record = change.record
         due = self.next_deadline(change, time.time())
         committed = await self.store.commit(
@@ -334,11 +322,10 @@ class Matches:
             action=change.action,
         )
         if committed.status == "ok":
-            await self._committed(
-                Status.LOBBY if before is None else before.record.status,
-                change,
-                due,
-                committed.deadline_set,
+            was = Status.LOBBY if before is None else before.record.status
+            _count(was, change)
+            await self.after_commit.committed(
+                was, record, change.state, due, committed.deadline_written
             )
         return committed
 
@@ -350,65 +337,11 @@ class Matches:
             return self.settings.lobby_seconds
         return self.settings.retention_seconds if status == Status.OVER else 0
 
-    async def _committed(
-        self, was: Status, change: Change, due: float | None, deadline_set: bool
-    ) -> None:
-        """After a commit: count it, set the deadline again where the commit could not set it
-        itself (a cluster: a replica that lost its race or rescheduled an older state may have
-        moved it between), keep the active set, hand a finished match's result on.
-
-        The move is stored by now, so a failure here does not fail the call while the deadline
-        brings the match back to the deadline loop, which finishes the rest. Only when neither
-        the commit nor this could set the deadline (its shard's node failed) and no finished
-        result went out does the call fail: its retry (the same request id) settles it again
-        (:meth:`settle_replayed`); the move itself stays stored either way."""
-        if change.moved:
-            moves = _MOVES_BY_PRESET.get(change.moved)
-            if moves is None:
-                moves = _MOVES_BY_PRESET[change.moved] = MOVES.labels(change.moved)
-            moves.inc()
-        if change.started:
-            MATCHES_STARTED.inc()
-        if change.timed_out:
-            TIMEOUTS.inc()
-        record = change.record
-        unset: Exception | None = None
-        if due is not None and not self.store.one_node:
-            try:
-                await self.store.set_deadline(record.match_id, due, only_earlier=True)
-            except Exception as error:
-                log.warning("match %s: its deadline was not set: %r", record.match_id, error)
-                unset = None if deadline_set else error
-        # Apart from the deadline: its node may be the one that failed, and a finished match's
-        # result must not wait for it.
-        try:
-            if record.status != was:
-                await self.store.mark_active(record.match_id, record.status == Status.PLAYING)
-            if record.status == Status.OVER and was != Status.OVER:
-                MATCHES_FINISHED.inc()
-                await self.finish(record, change.state)
-                unset = None  # finished: no deadline is needed any more
-        except Exception:
-            log.exception(
-                "match %s: after-commit work failed; its deadline retries it", record.match_id
-            )
-        if unset is not None:
-            raise unset
-
     async def settle_replayed(self, stored: Stored) -> None:
-        """A retried request found its work stored. Its first call may have failed after the
-        commit, with neither the deadline set nor the after-commit work done (a cluster node
-        failed): finish a finished match again, or set the match's deadline again (only
-        earlier). Both are idempotent; a failure fails the retry, which the caller makes again.
-        On a single Redis the commit script set the deadline with the commit."""
-        if self.store.one_node:
-            return
-        if stored.record.status == Status.OVER:
-            await self.finish(stored.record, stored.state)
-            return
+        """A retried request found its work stored: what its first call may have left undone
+        is done again (``AfterCommit.replayed``)."""
         due = self.next_deadline(Change(stored.record, stored.state), time.time())
-        if due is not None:
-            await self.store.set_deadline(stored.record.match_id, due, only_earlier=True)
+        await self.after_commit.replayed(stored, due)
 
     # ---------------------------------------------------------------- play
 
@@ -465,21 +398,6 @@ class Matches:
             or any(isinstance(event, ev.TurnStarted) for event in rules_events)
         )
 
-    async def finish(self, record: MatchRecord, state: bytes) -> None:
-        """Hand the result to the rating service and move the match among the finished ones
-        of its players' lists (again after a crash: both are idempotent)."""
-        result = match_result(record, Match.from_bytes(state))
-        settings = self.settings
-        await self.store.publish_result(result, settings.retention_seconds)
-        await self.store.index_players(
-            [(player_id, record.match_id) for player_id in record.players if player_id],
-            result.finished_at,
-            settings.player_history,
-            settings.retention_seconds,
-            finished=True,
-        )
-        await self.store.clear_deadline(record.match_id)
-
     # ---------------------------------------------------------------- deadlines
 
     def next_deadline(self, change: Change, now: float) -> float | None:
@@ -500,16 +418,16 @@ class Matches:
 
     def abandoned_at(self, record: MatchRecord) -> float:
         """When the match ends as abandoned if nobody acts."""
-        return (record.moved_at or record.turn_started_at) + self.settings.abandon_seconds
+        return record.moved_at + self.settings.abandon_seconds
 
     async def handle_due(self, match_id: str) -> None:
         """Act on a claimed deadline: publish a result, move a bot, or time out a silent seat."""
         stored = await self.store.load(match_id)
         if stored is None:
-            await self.store.clear_deadline(match_id)
+            await self.store.deadlines.clear(match_id)
             return
         if stored.record.status == Status.OVER:
-            await self.finish(stored.record, stored.state)
+            await self.after_commit.finish(stored.record, stored.state)
             return
         decision = await self._bot_decision(stored)
         updated = await self.update(match_id, partial(self._due_change, decision))
@@ -524,14 +442,14 @@ class Matches:
         match_id = stored.record.match_id
         due = self.next_deadline(Change(stored.record, stored.state), time.time())
         if due is None:
-            await self.store.clear_deadline(match_id)
+            await self.store.deadlines.clear(match_id)
         else:
-            await self.store.set_deadline(match_id, due)
+            await self.store.deadlines.set(match_id, due)
         latest = await self.store.load(match_id)
         if latest is not None and latest.version != stored.version:
             due = self.next_deadline(Change(latest.record, latest.state), time.time())
             if due is not None:
-                await self.store.set_deadline(match_id, due, only_earlier=True)
+                await self.store.deadlines.set(match_id, due, only_earlier=True)
 
     async def _bot_decision(self, stored: Stored) -> BotDecision | None:
         """Ask the bot of the seat that is to act, if any (outside the transaction: the bot
@@ -612,38 +530,16 @@ def bot_seat(record: MatchRecord, match: Match) -> int | None:
     return None
 
 
-def walked_away(record: MatchRecord, seat: int) -> bool:
-    """A player of a ranked match whose seat the stand-in bot still plays at the end (handed over
-    after turn timeouts): on the ladder that is leaving, and leaving counts as finishing last."""
-    return record.ranked and bool(record.players[seat]) and bool(record.bots[seat])
-
-
-def match_result(record: MatchRecord, match: Match) -> game_pb2.MatchResult:
-    """The finished match as the results stream carries it (the contract: ``MatchResult``)."""
-    outcome = match.outcome
-    winners = outcome.winners if outcome else ()
-    return game_pb2.MatchResult(
-        match_id=record.match_id,
-        ruleset=record.ruleset,
-        preset=match.ruleset.preset,
-        ranked=record.ranked,
-        teams=match.ruleset.teams,
-        seats=[
-            game_pb2.MatchResult.Seat(
-                seat=s,
-                player_id=record.players[s],
-                bot_level=wire.bot_level_to_pb(record.bots[s] if not record.players[s] else ""),
-                left=record.left[s] or walked_away(record, s),
-                team=match.team_of(s)[0],
-                total=match.totals[s],
-                rounds_won=match.round_wins[s],
-                specials=match.specials[s],
-                winner=s in winners,
-            )
-            for s in range(record.seats)
-        ],
-        winners=winners,
-        reason=outcome.reason if outcome else "",
-        rounds=match.round,
-        finished_at=time.time(),
-    )
+def _count(was: Status, change: Change) -> None:
+    """Count a committed change in the engine's metrics."""
+    if change.moved:
+        moves = _MOVES_BY_PRESET.get(change.moved)
+        if moves is None:
+            moves = _MOVES_BY_PRESET[change.moved] = MOVES.labels(change.moved)
+        moves.inc()
+    if change.started:
+        MATCHES_STARTED.inc()
+    if change.timed_out:
+        TIMEOUTS.inc()
+    if change.record.status == Status.OVER and was != Status.OVER:
+        MATCHES_FINISHED.inc()

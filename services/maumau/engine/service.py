@@ -18,9 +18,10 @@ from maumau.common.players import PlayerDirectory
 from maumau.common.quotas import Quotas
 from maumau.common.tokens import bearer
 from maumau.engine import lobby
+from maumau.engine.codec import stream_position
 from maumau.engine.follow import FellBehind, FollowHub, OpenStreams
 from maumau.engine.matches import Change, Matches, Updated, dealt, info, seat_info, seated
-from maumau.engine.store import MatchRecord, Status, Stored, stream_position
+from maumau.engine.record import MatchRecord, Status, Stored
 from maumau.rules import Match
 from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 
@@ -362,22 +363,19 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         updated = await self._seat_update(claims, act, request.request_id)
         if updated.earlier is not None:
             # A retry: the first answer's version and events (read again from its commit's
-            # stream entry; kept whole by an earlier release), and the seat's view as it is now
-            # (the same view, unless the match moved on meanwhile).
+            # stream entry), and the seat's view as it is now (the same view, unless the match
+            # moved on meanwhile).
             kept = updated.earlier
             if kept.action is not None and kept.action != action.text:
                 raise precondition(
                     f"request id already used for another action ({kept.action!r}): send each "
                     "action with a request id of its own, and the same id only to retry it"
                 )
-            if kept.answer is not None:
-                earlier = engine_pb2.ActResponse.FromString(kept.answer)
-            else:
-                events = await self.matches.kept_events(claims.match_id, kept)
-                earlier = engine_pb2.ActResponse(
-                    version=kept.version,
-                    events=[wire.redact_pb(event, claims.seat) for event in events],
-                )
+            events = await self.matches.kept_events(claims.match_id, kept)
+            earlier = engine_pb2.ActResponse(
+                version=kept.version,
+                events=[wire.redact_pb(event, claims.seat) for event in events],
+            )
             stored = updated.stored
             earlier.view.CopyFrom(
                 seat_view(
