@@ -327,16 +327,16 @@ async def redis_memory(client: redis.asyncio.Redis) -> int:
     return int(info["used_memory"]) - sum(int(info.get(name, 0)) for name in buffers)
 
 
-MATCH_KEYS = ("hash", "events", "answers", "answered", "published")
+MATCH_KEYS = ("hash", "events", "request_ids", "published")
 
 
 async def key_sizes(client: redis.asyncio.Redis, match_ids: list[str]) -> dict[str, float]:
-    """Mean MEMORY USAGE (exact: every stream node counted) of the matches' keys: the hash, the
-    event stream, the kept answers, their order, the published marker."""
+    """Mean MEMORY USAGE (exact: every stream node counted) of the matches' keys: the hash (with
+    the kept answers), the event stream, the request ids, the published marker."""
     totals = dict.fromkeys(MATCH_KEYS, 0.0)
     for match_id in match_ids:
         key = f"match:{{{match_id}}}"
-        names = (key, f"{key}:events", f"{key}:requests", f"{key}:answered", f"{key}:published")
+        names = (key, f"{key}:events", f"{key}:request_ids", f"{key}:published")
         for part, name in zip(MATCH_KEYS, names, strict=True):
             totals[part] += await client.memory_usage(name, samples=0) or 0
     return {part: total / len(match_ids) for part, total in totals.items()}
