@@ -14,20 +14,9 @@ from google.rpc import error_details_pb2, status_pb2
 from redis import exceptions
 
 from maumau.accounts import errors as accounts_errors
-from maumau.common import errors
-from maumau.common.errors import (
-    DOMAIN,
-    MESSAGES,
-    REASON,
-    Exhausted,
-    Refused,
-    preferred_language,
-    reason_of,
-    reason_table,
-    refused,
-    rich_status,
-    status_for,
-)
+from maumau.common import error_codes, errors
+from maumau.common.error_codes import MESSAGES, REASON, preferred_language, reason_of, reason_table
+from maumau.common.errors import DOMAIN, Exhausted, Refused, refused, rich_status, status_for
 from maumau.common.redis_client import ReplicationShortfall, StoreError
 from maumau.common.tokens import TokenError, WrongKind
 from maumau.matchmaking.queue import LiveTicket
@@ -49,7 +38,7 @@ SERVICES = [
         {LIVE_TICKET.code: grpc.StatusCode.FAILED_PRECONDITION},
     ),
 ]
-"""The services' codes beside the rules core's and common.errors': the Accounts service's, and
+"""The services' codes beside the rules core's and common.error_codes': the Accounts service's, and
 the matchmaker's one (a second live ticket, in English only)."""
 
 
@@ -96,8 +85,8 @@ def test_every_reason_is_unique_in_the_domain_and_no_status_name() -> None:
 
 
 def test_every_code_of_the_services_has_a_status_and_advice() -> None:
-    assert set(errors.CODE_STATUS) == set(MESSAGES["en"]) <= set(errors.ADVICE)
-    assert set(rules_errors.MESSAGES["en"]) >= errors.RULES_INPUT_CODES
+    assert set(error_codes.CODE_STATUS) == set(MESSAGES["en"]) <= set(error_codes.ADVICE)
+    assert set(rules_errors.MESSAGES["en"]) >= error_codes.RULES_INPUT_CODES
 
 
 @pytest.mark.parametrize(
@@ -237,5 +226,5 @@ def test_the_docs_list_every_reason_with_what_to_do() -> None:
 
 
 def test_the_examples_in_the_docstrings_hold() -> None:
-    for module in (errors, sdk_errors):
+    for module in (error_codes, errors, sdk_errors):
         assert doctest.testmod(module).failed == 0, module.__name__

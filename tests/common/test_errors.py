@@ -14,7 +14,8 @@ import pytest
 from redis import exceptions
 from redis._parsers.base import BaseParser
 
-from maumau.common.errors import MESSAGES, STORE_ERROR, status_for
+from maumau.common.error_codes import MESSAGES, STORE_ERROR
+from maumau.common.errors import status_for
 from maumau.common.redis_client import ReplicationShortfall, StoreError
 from maumau_sdk.errors import SERVICE_MESSAGES, MauMauError
 

@@ -19,7 +19,8 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from maumau.common.errors import DOMAIN, REASON, RETRY_AFTER_KEY
+from maumau.common.error_codes import REASON
+from maumau.common.errors import DOMAIN, RETRY_AFTER_KEY
 from maumau.common.quotas import Rates
 from maumau.common.redis_server import EmbeddedRedis
 from maumau.engine.matches import EngineSettings

@@ -19,7 +19,8 @@ import redis.asyncio
 import yaml
 from prometheus_client import REGISTRY
 
-from maumau.common.errors import ERROR_CODE_KEY, STORE_ERROR
+from maumau.common.error_codes import STORE_ERROR
+from maumau.common.errors import ERROR_CODE_KEY
 from maumau.engine.keys import match_key
 from maumau.v1 import engine_pb2
 from tests.support.engine import Client, acting, close_all, pick

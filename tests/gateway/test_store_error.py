@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import grpc
 
-from maumau.common.errors import ERROR_CODE_KEY, MESSAGES, STORE_ERROR
+from maumau.common.error_codes import MESSAGES, STORE_ERROR
+from maumau.common.errors import ERROR_CODE_KEY
 from maumau.gateway.upstream import from_rpc
 
 

@@ -82,7 +82,7 @@ SERVICE_MESSAGES: dict[str, dict[str, str]] = {
         "serialisiere sie, wie die .proto-Datei der Methode sie festlegt",
     },
 }
-"""The texts of the services' own error codes (as ``maumau.common.errors.MESSAGES``): a
+"""The texts of the services' own error codes (as ``maumau.common.error_codes.MESSAGES``): a
 ``store_error`` comes with INTERNAL, a fault of the platform it reported, not to be retried."""
 
 RETRYABLE = frozenset(

@@ -21,7 +21,8 @@ from typing import Any, Final
 
 import grpc
 
-from maumau.common.errors import Exhausted, ServiceError, register_texts
+from maumau.common.error_codes import register_texts
+from maumau.common.errors import Exhausted, ServiceError
 
 S = grpc.StatusCode
 

@@ -3,7 +3,7 @@
 Every rule, refusal and hint comes from the services: a refused move carries the rules core's
 error code and parameters (``maumau-error-code``, ``maumau-error-params``), which
 :func:`maumau.rules.errors.translate` renders in English or German, as the services' own error
-codes (``maumau.common.errors.MESSAGES``: a ``store_error``, a fault of the platform it
+codes (``maumau.common.error_codes.MESSAGES``: a ``store_error``, a fault of the platform it
 reported, comes as 500); other refusals keep the service's own words behind a sentence in the
 page's language that says what kind of refusal it is.
 """
@@ -21,7 +21,8 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from maumau.common.errors import MESSAGES, RETRY_AFTER_KEY
+from maumau.common.error_codes import MESSAGES
+from maumau.common.errors import RETRY_AFTER_KEY
 from maumau.gateway.settings import GatewaySettings
 from maumau.rules.errors import translate
 from maumau.v1 import (
