@@ -36,16 +36,11 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from bench.engine import percentile, process, until_ready
 from maumau.common.redis_server import EmbeddedRedis, free_port, pooled
 from maumau.matchmaking.notify import Notifier
-from maumau.matchmaking.queue import (
-    SEATED,
-    QueueInfo,
-    TicketQueue,
-    TicketSpec,
-    TicketStatus,
-)
+from maumau.matchmaking.queue import TicketQueue
 from maumau.matchmaking.ratings import rating_key, redis_ratings
 from maumau.matchmaking.settings import Settings
 from maumau.matchmaking.tables import MatchPlan, Tables
+from maumau.matchmaking.tickets import SEATED, QueueInfo, TicketSpec, TicketStatus
 from maumau.matchmaking.worker import Former
 
 TICKETS = 10_000

@@ -19,7 +19,7 @@ from maumau.common.error_codes import MESSAGES, REASON, preferred_language, reas
 from maumau.common.errors import DOMAIN, Exhausted, Refused, refused, rich_status, status_for
 from maumau.common.redis_client import ReplicationShortfall, StoreError
 from maumau.common.tokens import TokenError, WrongKind
-from maumau.matchmaking.queue import LiveTicket
+from maumau.matchmaking.tickets import LiveTicket
 from maumau.rules import errors as rules_errors
 from maumau.v1 import engine_pb2, game_pb2
 from maumau_sdk import errors as sdk_errors

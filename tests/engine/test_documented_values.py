@@ -16,7 +16,7 @@ import re
 import pytest
 
 from maumau.engine.record import Status
-from maumau.matchmaking import queue, rooms
+from maumau.matchmaking import rooms, tickets
 from maumau.rules import CALLS
 from maumau.rules.kinds import Finish, Pending, Phase, Reason
 from maumau.rules.variants import VARIANTS
@@ -39,10 +39,10 @@ WORDS: dict[tuple[str, str, str], tuple[str, ...]] = {
     ("game.proto", "RoundOver", "finish"): tuple(Finish),
     ("engine.proto", "MatchInfo", "status"): tuple(Status),
     ("matchmaking.proto", "Ticket", "state"): (
-        queue.SEARCHING,
-        queue.SEATED,
-        queue.CANCELLED,
-        queue.EXPIRED,
+        tickets.SEARCHING,
+        tickets.SEATED,
+        tickets.CANCELLED,
+        tickets.EXPIRED,
     ),
     ("matchmaking.proto", "Room", "status"): (rooms.OPEN, rooms.STARTING_STATUS, rooms.PLAYING),
     ("tournaments.proto", "Tournament", "status"): STATUSES,

@@ -9,7 +9,7 @@ import asyncio
 from prometheus_client import REGISTRY
 
 from maumau.engine.app import EngineApp
-from maumau.matchmaking.queue import Formation
+from maumau.matchmaking.tickets import Formation
 from maumau.matchmaking.worker import Hooks
 from tests.matchmaking.support import Engine, Player, StartMatchmaker
 from tests.support.polling import eventually

@@ -16,8 +16,8 @@ import grpc
 import redis.asyncio
 
 from maumau.engine.app import EngineApp
-from maumau.matchmaking.queue import Formation
 from maumau.matchmaking.ratings import rating_key
+from maumau.matchmaking.tickets import Formation
 from maumau.matchmaking.worker import Hooks
 from maumau.v1 import matchmaking_pb2
 from tests.matchmaking.support import Engine, Player, StartMatchmaker, party_of

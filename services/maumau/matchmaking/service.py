@@ -19,18 +19,18 @@ from maumau.common.players import PlayerDirectory
 from maumau.common.quotas import Quotas
 from maumau.matchmaking.notify import Notifier
 from maumau.matchmaking.parties import Parties, PartyRecord
-from maumau.matchmaking.queue import (
+from maumau.matchmaking.queue import TicketQueue
+from maumau.matchmaking.rooms import RoomRecord, Rooms, link, normalize_code, web_path
+from maumau.matchmaking.settings import Settings
+from maumau.matchmaking.tickets import (
     CANCELLED,
     SEARCHING,
     SEATED,
     LiveTicket,
     QueueInfo,
     Ticket,
-    TicketQueue,
     TicketSpec,
 )
-from maumau.matchmaking.rooms import RoomRecord, Rooms, link, normalize_code, web_path
-from maumau.matchmaking.settings import Settings
 from maumau.matchmaking.worker import TICKETS_ENDED
 from maumau.rules import Ruleset
 from maumau.rules.errors import BadInput

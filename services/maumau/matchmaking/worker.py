@@ -30,10 +30,11 @@ import redis.asyncio as redis
 from maumau.common.lifecycle import pause
 from maumau.matchmaking.forming import Policy, closest_bot_level, form_tables
 from maumau.matchmaking.notify import Notifier
-from maumau.matchmaking.queue import Formation, QueueInfo, TicketQueue
+from maumau.matchmaking.queue import TicketQueue
 from maumau.matchmaking.ratings import BOT_PREFIX, RatingLookup
 from maumau.matchmaking.settings import Settings
 from maumau.matchmaking.tables import MatchPlan, Tables, new_seed
+from maumau.matchmaking.tickets import Formation, QueueInfo
 from maumau.rules import Ruleset
 from maumau.wire import BOT_LEVELS
 
