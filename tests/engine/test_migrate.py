@@ -142,6 +142,13 @@ async def test_the_migration_rewrites_every_format_of_an_earlier_build(
             assert 3500 < await client.ttl(name) <= 3600, name
 
         assert await client.hgetall(match_key(untouched)) == before
+        gone = uuid.uuid4().hex  # a match whose hash expired before its old keys
+        await client.hset(f"{match_key(gone)}:requests", "0", first_layout((b"r", b"answer")))
+        await client.rpush(f"{match_key(gone)}:answered", "r")
+        assert (await migrate_all(client))["old keys deleted"] == 2
+        assert not await client.exists(
+            *(f"{match_key(gone)}{part}" for part in ("", ":requests", ":answered", ":request_ids"))
+        )
         assert not await migrate_all(client), "again: nothing left to rewrite"
         # A commit on the migrated match goes on from it as from any match.
         answered = (current.answers(2), "r9")

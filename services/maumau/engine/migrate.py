@@ -171,8 +171,12 @@ def rewrite_of(
     entries: list[tuple[bytes, dict[bytes, bytes]]],
     used: set[bytes],
 ) -> Rewrite:
-    """What a match as read needs rewritten (see the module's list)."""
+    """What a match as read needs rewritten (see the module's list); of a match that is gone
+    (keys left of it expire on their own), only its old keys are deleted."""
     rewrite = Rewrite(old_keys=bool(old_requests) or answered)
+    rewrite.counts["old keys deleted"] += bool(old_requests) + answered
+    if b"version" not in fields:
+        return rewrite
     if b"meta" in fields:
         rewrite.meta = record_json(fields[b"meta"])
         rewrite.counts["records"] += bool(rewrite.meta)
@@ -199,7 +203,6 @@ def rewrite_of(
             for entry_id, values in entries
         ]
         rewrite.counts["event streams"] += 1
-    rewrite.counts["old keys deleted"] += bool(old_requests) + answered
     return rewrite
 
 
