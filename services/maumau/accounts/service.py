@@ -3,182 +3,36 @@ ways behind them, the same signed player tokens out as Players.Register gives.
 
 Every refusal is an :class:`~maumau.accounts.errors.AccountError` with its code; nothing a
 caller sends (passwords, codes, tokens, credentials) is ever logged.
+
+The calls of the account itself are here; the ways to sign in (password, passkeys, identity
+providers) are in ``sign_ins``, and what every call stands on in ``callers``.
 """
 
 from __future__ import annotations
 
-import base64
 import json
-import re
-import secrets
-import time
-from collections.abc import Callable, Mapping
-from typing import Any
-
-import grpc
-import prometheus_client
 
 from maumau.accounts import names
-from maumau.accounts.attempts import Attempts
-from maumau.accounts.errors import AccountError, refusal
-from maumau.accounts.export import Services
-from maumau.accounts.names import BadUsername
-from maumau.accounts.passkeys import RelyingParty
-from maumau.accounts.passwords import MAX_LENGTH as MAX_PASSWORD
-from maumau.accounts.passwords import BadPassword, Hasher, check_password, normalised
-from maumau.accounts.providers import Provider
-from maumau.accounts.settings import Settings
-from maumau.accounts.store import (
-    Account,
-    AccountStore,
-    Grant,
-    challenge_key,
-    identity_key,
-    look_key,
-    name_key,
-    passkey_key,
-    state_key,
-)
+from maumau.accounts.callers import MAX_USERNAME_TEXT, Context, checked_password, checked_username
+from maumau.accounts.errors import refusal
+from maumau.accounts.sign_ins import SignInWays
+from maumau.accounts.store import Grant, look_key, name_key
 from maumau.common import tokens
-from maumau.common.players import PlayerDirectory
 from maumau.v1 import accounts_pb2 as pb
 from maumau.v1 import accounts_pb2_grpc
 
-Context = grpc.aio.ServicerContext[Any, Any]
-
-MAX_DEVICE = 64
-MAX_PASSKEY_NAME = 40
 MAX_TOKEN_NAME = 40
-MAX_CODE = 2048
-MAX_USERNAME_TEXT = 256
-"""A longer username is no username: it is cut before it is folded, and so matches none."""
-ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-CREDENTIAL_ID = re.compile(r"[A-Za-z0-9_-]{1,1400}")
 DEFAULT_TOKEN_DAYS = 90
-
-SIGN_INS = prometheus_client.Counter(
-    "maumau_accounts_sign_ins_total",
-    "Sign-in attempts by way (password, passkey, provider) and outcome (ok, failed, limited).",
-    ["way", "outcome"],
-)
-for _way in ("password", "passkey", "provider"):
-    for _outcome in ("ok", "failed", "limited"):
-        SIGN_INS.labels(_way, _outcome)
 
 SCOPES = {pb.TOKEN_SCOPE_PLAY: tokens.Scope.PLAY, pb.TOKEN_SCOPE_READ: tokens.Scope.READ}
 SCOPE_PB = {scope: number for number, scope in SCOPES.items()}
 
 
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+class AccountsService(SignInWays, accounts_pb2_grpc.AccountsServiceServicer):
+    """The account's own calls (claim a name, read it, sessions, access tokens, export and
+    delete) beside the sign-in ways it inherits."""
 
-
-def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-class AccountsService(accounts_pb2_grpc.AccountsServiceServicer):
-    def __init__(
-        self,
-        store: AccountStore,
-        secret: bytes,
-        settings: Settings,
-        hasher: Hasher,
-        attempts: Attempts,
-        party: RelyingParty,
-        providers: Mapping[str, Provider],
-        services: Services,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.store = store
-        self.directory = PlayerDirectory(store.redis)
-        self.secret = secret
-        self.settings = settings
-        self.hasher = hasher
-        self.attempts = attempts
-        self.party = party
-        self.providers = dict(providers)
-        self.services = services
-        self.clock = clock
-
-    # ---------------------------------------------------------------- callers
-
-    async def _caller(self, context: Context) -> tokens.PlayerClaims:
-        """The registered player whose own token (not an access token) the call shows."""
-        claims = tokens.verify_player_token(
-            self.secret, tokens.bearer(context), needs=tokens.Scope.ACCOUNT
-        )
-        if claims.generation is None or not await self.directory.name(claims.player_id):
-            raise refusal("not_a_player")
-        return await self.directory.check_token(claims)
-
-    async def _account(self, claims: tokens.PlayerClaims) -> Account:
-        account = await self.store.account(claims.player_id)
-        if account is None:
-            raise refusal("no_account")
-        return account
-
-    def _now(self) -> int:
-        return int(self.clock())
-
-    def _device(self, text: str, context: Context) -> str:
-        if text:
-            device = text.strip()
-            if len(device) > MAX_DEVICE or not device.isprintable():
-                raise refusal("device_text", most=MAX_DEVICE)
-            return device
-        for key, value in context.invocation_metadata() or ():
-            if key == "user-agent" and isinstance(value, str):
-                return "".join(c for c in value if c.isprintable())[:MAX_DEVICE]
-        return ""
-
-    async def _start_session(
-        self, player_id: str, username: str, how: str, device: str, address: str
-    ) -> pb.SignedIn:
-        """A new session of the account and its first token; beyond ``max_sessions`` the
-        oldest sessions end."""
-        generation = await self.directory.generation(player_id)
-        session = tokens.new_id(12)
-        token = tokens.issue_player_token(
-            self.secret,
-            player_id,
-            generation=generation,
-            ttl_seconds=self.settings.token_ttl_seconds,
-            session=session,
-        )
-        expires_at = tokens.verify_player_token(self.secret, token).expires_at
-        record = {
-            "kind": "session",
-            "how": how,
-            "device": device,
-            "address": address,
-            "created_at": self._now(),
-            "order": time.time_ns(),
-        }
-        await self.store.add_grant(player_id, session, record, expires_at)
-        sessions = [g for g in await self.store.grants(player_id) if g.kind == "session"]
-        excess = len(sessions) - self.settings.max_sessions
-        if excess > 0:
-            await self.store.end_grants(player_id, [g.grant_id for g in sessions[:excess]])
-        return pb.SignedIn(
-            player_id=player_id,
-            username=username,
-            player_token=token,
-            expires_at=expires_at,
-            session_id=session,
-        )
-
-    def _account_pb(self, account: Account) -> pb.Account:
-        return pb.Account(
-            player_id=account.player_id,
-            username=account.username,
-            created_at=account.created_at,
-            has_password=account.password is not None,
-            passkeys=[_passkey_pb(c, r) for c, r in sorted(account.passkeys.items())],
-            providers=[_link_pb(p, r) for p, r in sorted(account.links.items())],
-        )
-
-    # ---------------------------------------------------------------- username and password
+    # ---------------------------------------------------------------- the account
 
     async def Claim(self, request: pb.ClaimRequest, context: Context) -> pb.ClaimResponse:
         claims = await self._caller(context)
@@ -186,10 +40,10 @@ class AccountsService(accounts_pb2_grpc.AccountsServiceServicer):
         claimed = await self.store.claimed(player_id)
         if claimed is not None:
             raise refusal("already_claimed", name=claimed)
-        shown = _username(request.username)
+        shown = checked_username(request.username)
         hashed = None
         if request.password:
-            hashed = await self.hasher.hash(_password(request.password))
+            hashed = await self.hasher.hash(checked_password(request.password))
         device = self._device(request.device, context)
         folded, skeletons = names.folded(shown), list(names.skeletons(shown))
         taken: list[str] = []
@@ -213,276 +67,11 @@ class AccountsService(accounts_pb2_grpc.AccountsServiceServicer):
         for key in reversed(keys):
             await self.store.give_back(key, player_id)
 
-    async def SignIn(self, request: pb.SignInRequest, context: Context) -> pb.SignInResponse:
-        address = self.attempts.address(context)
-        device = self._device(request.device, context)
-        folded = names.folded(request.username.strip()[:MAX_USERNAME_TEXT])
-        try:
-            await self.attempts.spend(address, folded)
-        except AccountError:
-            SIGN_INS.labels("password", "limited").inc()
-            raise
-        owner = await self.store.owner(name_key(folded)) if folded else None
-        # The same reads and the same hashing whether the name is known or not.
-        account = await self.store.account(owner or "-")
-        stored = None if account is None else account.password
-        if not await self.hasher.verify(stored, request.password[: MAX_PASSWORD * 4]):
-            SIGN_INS.labels("password", "failed").inc()
-            raise refusal("sign_in_failed")
-        assert account is not None and stored is not None
-        if self.hasher.needs_rehash(stored):
-            rehashed = await self.hasher.hash(normalised(request.password))
-            await self.store.set_password(account.player_id, rehashed)
-        SIGN_INS.labels("password", "ok").inc()
-        signed_in = await self._start_session(
-            account.player_id, account.username, "password", device, address
-        )
-        return pb.SignInResponse(signed_in=signed_in)
-
-    async def SetPassword(
-        self, request: pb.SetPasswordRequest, context: Context
-    ) -> pb.SetPasswordResponse:
-        account = await self._account(await self._caller(context))
-        password = _password(request.password)
-        if account.password is not None:
-            await self.attempts.spend(self.attempts.address(context), account.folded)
-            if not await self.hasher.verify(account.password, request.current_password):
-                raise refusal("password_wrong")
-        await self.store.set_password(account.player_id, await self.hasher.hash(password))
-        return pb.SetPasswordResponse()
-
     async def GetAccount(
         self, request: pb.GetAccountRequest, context: Context
     ) -> pb.GetAccountResponse:
         account = await self._account(await self._caller(context))
         return pb.GetAccountResponse(account=self._account_pb(account))
-
-    # ---------------------------------------------------------------- passkeys
-
-    async def _challenge(self, purpose: str, player_id: str = "") -> tuple[str, bytes]:
-        challenge_id, challenge = tokens.new_id(), secrets.token_bytes(32)
-        record = {"purpose": purpose, "player_id": player_id, "challenge": _b64(challenge)}
-        await self.store.put_once(
-            challenge_key(challenge_id), record, self.settings.challenge_seconds
-        )
-        return challenge_id, challenge
-
-    async def _take_challenge(self, challenge_id: str, purpose: str, player_id: str) -> bytes:
-        record = None
-        if ID.fullmatch(challenge_id):
-            record = await self.store.take_once(challenge_key(challenge_id))
-        if (
-            record is None
-            or record.get("purpose") != purpose
-            or record.get("player_id") != player_id
-        ):
-            raise refusal("challenge_unknown", seconds=self.settings.challenge_seconds)
-        return _unb64(str(record["challenge"]))
-
-    async def BeginPasskeyRegistration(
-        self, request: pb.BeginPasskeyRegistrationRequest, context: Context
-    ) -> pb.BeginPasskeyRegistrationResponse:
-        account = await self._account(await self._caller(context))
-        if len(account.passkeys) >= self.settings.max_passkeys:
-            raise refusal("passkey_limit", most=self.settings.max_passkeys)
-        challenge_id, challenge = await self._challenge("register", account.player_id)
-        options = self.party.registration(
-            account.player_id, account.username, challenge, list(account.passkeys)
-        )
-        return pb.BeginPasskeyRegistrationResponse(challenge_id=challenge_id, options_json=options)
-
-    async def FinishPasskeyRegistration(
-        self, request: pb.FinishPasskeyRegistrationRequest, context: Context
-    ) -> pb.FinishPasskeyRegistrationResponse:
-        account = await self._account(await self._caller(context))
-        name = request.name.strip()
-        if len(name) > MAX_PASSKEY_NAME or not name.isprintable():
-            raise refusal("passkey_name", most=MAX_PASSKEY_NAME)
-        challenge = await self._take_challenge(request.challenge_id, "register", account.player_id)
-        registered = self.party.registered(request.credential_json, challenge)
-        if len(account.passkeys) >= self.settings.max_passkeys:
-            raise refusal("passkey_limit", most=self.settings.max_passkeys)
-        if not await self.store.take(passkey_key(registered.credential_id), account.player_id):
-            raise refusal("passkey_taken")
-        record = {
-            "public_key": registered.public_key,
-            "sign_count": registered.sign_count,
-            "name": name or f"passkey {len(account.passkeys) + 1}",
-            "created_at": self._now(),
-            "last_used_at": 0,
-        }
-        await self.store.set_field(account.player_id, "passkey:" + registered.credential_id, record)
-        return pb.FinishPasskeyRegistrationResponse(
-            passkey=_passkey_pb(registered.credential_id, record)
-        )
-
-    async def BeginPasskeySignIn(
-        self, request: pb.BeginPasskeySignInRequest, context: Context
-    ) -> pb.BeginPasskeySignInResponse:
-        await self.attempts.spend(self.attempts.address(context), None)
-        challenge_id, challenge = await self._challenge("sign-in")
-        options = self.party.authentication(challenge)
-        return pb.BeginPasskeySignInResponse(challenge_id=challenge_id, options_json=options)
-
-    async def FinishPasskeySignIn(
-        self, request: pb.FinishPasskeySignInRequest, context: Context
-    ) -> pb.FinishPasskeySignInResponse:
-        address = self.attempts.address(context)
-        device = self._device(request.device, context)
-        try:
-            await self.attempts.spend(address, None)
-        except AccountError:
-            SIGN_INS.labels("passkey", "limited").inc()
-            raise
-        challenge = await self._take_challenge(request.challenge_id, "sign-in", "")
-        try:
-            credential_id, handle = self.party.claimed_passkey(request.credential_json)
-            owner = await self.store.owner(passkey_key(credential_id))
-            account = None if owner != handle else await self.store.account(handle)
-            stored = None if account is None else account.passkeys.get(credential_id)
-            if account is None or stored is None:
-                raise refusal("passkey_failed", reason="this passkey is not registered here")
-            count = self.party.asserted(
-                request.credential_json,
-                challenge,
-                str(stored["public_key"]),
-                int(stored.get("sign_count", 0)),
-            )
-        except AccountError:
-            SIGN_INS.labels("passkey", "failed").inc()
-            raise
-        record = {**stored, "sign_count": count, "last_used_at": self._now()}
-        await self.store.set_field(account.player_id, "passkey:" + credential_id, record)
-        SIGN_INS.labels("passkey", "ok").inc()
-        signed_in = await self._start_session(
-            account.player_id, account.username, "passkey", device, address
-        )
-        return pb.FinishPasskeySignInResponse(signed_in=signed_in)
-
-    async def RemovePasskey(
-        self, request: pb.RemovePasskeyRequest, context: Context
-    ) -> pb.RemovePasskeyResponse:
-        account = await self._account(await self._caller(context))
-        credential = request.credential_id
-        if not CREDENTIAL_ID.fullmatch(credential) or credential not in account.passkeys:
-            raise refusal("passkey_unknown", credential=credential[:40])
-        if account.ways <= 1:
-            raise refusal("last_way")
-        await self.store.remove_field(account.player_id, "passkey:" + credential)
-        await self.store.give_back(passkey_key(credential), account.player_id)
-        return pb.RemovePasskeyResponse()
-
-    # ---------------------------------------------------------------- identity providers
-
-    def _provider(self, name: str) -> Provider:
-        provider = self.providers.get(name)
-        if provider is None:
-            allowed = ", ".join(sorted(self.providers)) or "none is configured"
-            raise refusal("provider_unknown", name=name[:40], allowed=allowed)
-        return provider
-
-    async def ListProviders(
-        self, request: pb.ListProvidersRequest, context: Context
-    ) -> pb.ListProvidersResponse:
-        return pb.ListProvidersResponse(
-            providers=[
-                pb.Provider(name=p.name, display_name=p.config.display_name)
-                for p in self.providers.values()
-            ]
-        )
-
-    async def BeginProviderSignIn(
-        self, request: pb.BeginProviderSignInRequest, context: Context
-    ) -> pb.BeginProviderSignInResponse:
-        provider = self._provider(request.provider)
-        player_id = ""
-        if request.link:
-            player_id = (await self._account(await self._caller(context))).player_id
-        else:
-            await self.attempts.spend(self.attempts.address(context), None)
-        begun = await provider.begin()
-        record = {
-            "provider": provider.name,
-            "nonce": begun.nonce,
-            "verifier": begun.verifier,
-            "player_id": player_id,
-        }
-        await self.store.put_once(state_key(begun.state), record, self.settings.challenge_seconds)
-        return pb.BeginProviderSignInResponse(authorization_url=begun.url, state=begun.state)
-
-    async def FinishProviderSignIn(
-        self, request: pb.FinishProviderSignInRequest, context: Context
-    ) -> pb.FinishProviderSignInResponse:
-        address = self.attempts.address(context)
-        device = self._device(request.device, context)
-        if not request.error and not 1 <= len(request.code) <= MAX_CODE:
-            raise refusal("provider_code", most=MAX_CODE)
-        record = None
-        if 1 <= len(request.state) <= 128 and ID.fullmatch(request.state):
-            record = await self.store.take_once(state_key(request.state))
-        if record is None or record.get("provider") not in self.providers:
-            raise refusal("provider_state", seconds=self.settings.challenge_seconds)
-        provider = self.providers[str(record["provider"])]
-        if request.error:
-            SIGN_INS.labels("provider", "failed").inc()
-            why = "".join(c for c in request.error[:100] if c.isprintable())
-            raise refusal("provider_refused", provider=provider.name, reason=why)
-        linking = str(record.get("player_id") or "")
-        if linking:
-            claims = await self._caller(context)
-            if claims.player_id != linking:
-                raise refusal("provider_not_your_link", provider=provider.name)
-        try:
-            identity = await provider.finish(request.code, record["nonce"], record["verifier"])
-        except AccountError:
-            SIGN_INS.labels("provider", "failed").inc()
-            raise
-        if linking:
-            return pb.FinishProviderSignInResponse(
-                linked=await self._link(linking, provider.name, identity.subject, identity.email)
-            )
-        owner = await self.store.owner(identity_key(provider.name, identity.subject))
-        account = None if owner is None else await self.store.account(owner)
-        link = None if account is None else account.links.get(provider.name)
-        if account is None or link is None or link.get("subject") != identity.subject:
-            SIGN_INS.labels("provider", "failed").inc()
-            raise refusal("provider_not_linked", provider=provider.name)
-        SIGN_INS.labels("provider", "ok").inc()
-        signed_in = await self._start_session(
-            account.player_id, account.username, f"provider:{provider.name}", device, address
-        )
-        return pb.FinishProviderSignInResponse(signed_in=signed_in)
-
-    async def _link(
-        self, player_id: str, provider: str, subject: str, email: str
-    ) -> pb.ProviderLink:
-        account = await self.store.account(player_id)
-        if account is None:
-            raise refusal("no_account")
-        if not await self.store.take(identity_key(provider, subject), player_id):
-            raise refusal("provider_linked_elsewhere", provider=provider)
-        earlier = account.links.get(provider)
-        if earlier is not None and earlier.get("subject") != subject:
-            await self.store.give_back(identity_key(provider, str(earlier["subject"])), player_id)
-        record = {"subject": subject, "email": email, "linked_at": self._now()}
-        await self.store.set_field(player_id, "link:" + provider, record)
-        return _link_pb(provider, record)
-
-    async def UnlinkProvider(
-        self, request: pb.UnlinkProviderRequest, context: Context
-    ) -> pb.UnlinkProviderResponse:
-        account = await self._account(await self._caller(context))
-        link = account.links.get(request.provider)
-        if link is None:
-            allowed = ", ".join(sorted(account.links)) or "none is linked"
-            raise refusal("provider_unknown", name=request.provider[:40], allowed=allowed)
-        if account.ways <= 1:
-            raise refusal("last_way")
-        await self.store.remove_field(account.player_id, "link:" + request.provider)
-        await self.store.give_back(
-            identity_key(request.provider, str(link.get("subject"))), account.player_id
-        )
-        return pb.UnlinkProviderResponse()
 
     # ---------------------------------------------------------------- sessions
 
@@ -637,38 +226,6 @@ class AccountsService(accounts_pb2_grpc.AccountsServiceServicer):
         cooling_off = self.settings.name_cooling_off_days * 86400
         await self.store.delete(claims.player_id, account, now, cooling_off)
         return pb.DeleteAccountResponse(deleted_at=now, name_free_at=now + cooling_off)
-
-
-def _username(text: str) -> str:
-    try:
-        return names.check_username(text[:MAX_USERNAME_TEXT])
-    except BadUsername as error:
-        raise AccountError(error.code, error.params) from None
-
-
-def _password(text: str) -> str:
-    try:
-        return check_password(text)
-    except BadPassword as error:
-        raise AccountError(error.code, error.params) from None
-
-
-def _passkey_pb(credential_id: str, record: Mapping[str, Any]) -> pb.Passkey:
-    return pb.Passkey(
-        credential_id=credential_id,
-        name=str(record.get("name", "")),
-        created_at=int(record.get("created_at", 0)),
-        last_used_at=int(record.get("last_used_at", 0)),
-    )
-
-
-def _link_pb(provider: str, record: Mapping[str, Any]) -> pb.ProviderLink:
-    return pb.ProviderLink(
-        provider=provider,
-        subject=str(record.get("subject", "")),
-        email=str(record.get("email", "")),
-        linked_at=int(record.get("linked_at", 0)),
-    )
 
 
 def _session_pb(grant: Grant, current: bool) -> pb.DeviceSession:
