@@ -536,11 +536,13 @@ async function summary(table, holder, inRoom, tournament = null) {
     $("p", { class: "result", text: watching ? t("winners", { names: winners.map((s) => table.name(s)).join(", ") }) : won ? t("you_won") : t("you_lost") }),
     watching || (won && winners.length === 1) ? null : $("p", { text: t("winners", { names: winners.map((s) => table.name(s)).join(", ") }) }),
     winning,
-    $("table", { class: "scores" },
+    // A table of eight seats is wider than a phone: it scrolls in its own box, which the
+    // keyboard reaches.
+    $("div", { class: "scores-wrap", tabindex: "0", role: "region", "aria-label": t("scores_per_round") }, $("table", { class: "scores" },
       $("caption", { text: t("scores_per_round") }),
       $("thead", {}, $("tr", {}, $("th", { scope: "col", text: t("round_column") }), ...seats.map((s) => $("th", { scope: "col", class: winners.includes(s) ? "winner" : null, text: table.name(s) })))),
       $("tbody", {}, rows),
-      $("tfoot", {}, $("tr", {}, $("th", { scope: "row", text: t("total") }), ...seats.map((s) => $("td", { class: winners.includes(s) ? "winner" : null, text: String(totals[s] ?? "") }))))),
+      $("tfoot", {}, $("tr", {}, $("th", { scope: "row", text: t("total") }), ...seats.map((s) => $("td", { class: winners.includes(s) ? "winner" : null, text: String(totals[s] ?? "") })))))),
     rating,
     $("h3", { text: t("fair_check") }),
     $("ul", { class: `fairness ${fairness.ok ? "ok" : "bad"}`, id: "fairness" }, fairness.lines.map((line) => $("li", { text: line }))),

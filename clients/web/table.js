@@ -268,7 +268,8 @@ export class Table {
     try {
       const answer = await post(`/api/matches/${encodeURIComponent(this.matchId)}/act`, { request_id: requestId(), action: text });
       if (action.play) this.callOn = false;
-      if (action.play || text === "draw" || text === "pass") this.onDecision(action);
+      // Taking a penalty is a draw, sitting a skip out a pass: each a decision the tips count.
+      if (action.play || ["draw", "pass", "accept"].includes(text)) this.onDecision(action);
       this.busy = false;
       if (!this.view || Number(answer.view.version) >= Number(this.view.version)) this.show(answer.view);
       else this.render();
@@ -297,10 +298,10 @@ export class Table {
         const legal = (this.view.legal || []).find((a) => a.text === best.action);
         this.tip = { action: legal || parseAction(best.action), reason: best.reason };
       } else {
-        this.tip = null;
+        this.tip = { action: null, reason: "" }; // no suggestion: the tip explains the rest
       }
     } catch {
-      this.tip = null;
+      this.tip = { action: null, reason: "" };
     }
     this.render();
   }
@@ -554,7 +555,7 @@ export class Table {
     if ((v.owing_call || []).includes(v.seat)) notes.push(t("owes_call_me"));
     if (v.in_round && v.in_round[v.seat] === false) notes.push(t("sits_out_round"));
     const tipText = this.tipNode(v, names);
-    const tipCard = this.tip && this.tip.action.play ? this.tip.action.play.card : null;
+    const tipCard = this.tip && this.tip.action && this.tip.action.play ? this.tip.action.play.card : null;
     let tipMarked = false;
     const cursor = Math.min(this.cursor, Math.max(0, v.hand.length - 1));
     const hand = v.hand.map((card, index) => {
@@ -626,16 +627,41 @@ export class Table {
     const allowed = [...new Set((v.legal || []).filter((a) => a.play).map((a) => cardName(a.play.card)))];
     return $("aside", { class: "tip", id: "tip", "aria-label": t("tip_label") },
       $("p", { class: "tip-count", text: t("tip_count", { n: left }) }),
-      this.tip
+      this.tip && !this.tip.action ? null
+      : this.tip
         ? [$("p", {}, $("strong", { text: t("tip", { action: actionWords(this.tip.action, v, names) }) })),
           this.tip.reason ? $("p", { class: "tip-why", text: t("tip_why", { reason: this.tip.reason }) }) : null]
         : $("p", { text: t("tip_thinking") }),
-      $("p", { class: "tip-allowed", text: allowed.length ? t("tip_allowed", { cards: allowed.join(", ") }) : t("tip_none_fits") }));
+      $("p", { class: "tip-allowed", text: allowed.length ? t("tip_allowed", { cards: allowed.join(", ") }) : t("tip_none_fits") }),
+      this.wishTip(v));
+  }
+
+  // What a tip says of suit (or colour) wishes: the wish on the pile, or the wish a card of the
+  // hand lets this player make.
+  wishTip(v) {
+    const colour = (suit) => Boolean(COLOURS[suit]);
+    if (v.wished) {
+      return $("p", { class: "tip-wish", text: t(colour(v.wished) ? "tip_wished_colour" : "tip_wished", { suit: capitalised(suitName(v.wished)) }) });
+    }
+    const wishing = (v.legal || []).find((a) => a.play && a.play.suit);
+    if (!wishing) return null;
+    const counts = new Map();
+    for (const card of v.hand) {
+      if (card === wishing.play.card) continue;
+      const suits = (v.legal || []).filter((a) => a.play && a.play.card === wishing.play.card).map((a) => a.play.suit);
+      const suit = suits.find((s) => card.startsWith(s) || card.endsWith(s));
+      if (suit) counts.set(suit, (counts.get(suit) || 0) + 1);
+    }
+    const [most] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0] || [];
+    const key = colour(wishing.play.suit) ? "tip_wish_colour" : "tip_wish_suit";
+    return $("p", { class: "tip-wish", text: t(key, { card: cardName(wishing.play.card) })
+      + (most ? ` ${t(colour(most) ? "tip_wish_most_colour" : "tip_wish_most", { suit: suitName(most) })}` : "") });
   }
 
   history() {
     const lines = this.story.texts();
-    const list = $("ol", { class: "history-lines" }, lines.map((line) => $("li", { text: line })));
+    // Focusable, as it scrolls: a keyboard scrolls it too.
+    const list = $("ol", { class: "history-lines", tabindex: "0", "aria-labelledby": "history-title" }, lines.map((line) => $("li", { text: line })));
     const section = $("section", { class: "history", "aria-labelledby": "history-title" },
       $("h3", { id: "history-title", text: t("history") }), list);
     requestAnimationFrame(() => { list.scrollTop = list.scrollHeight; });
