@@ -107,6 +107,13 @@ $(DOCS_STAMP): pyproject.toml $(STAMP)
 docs: $(DOCS_STAMP)
 	$(VENV)/bin/mkdocs build --strict --site-dir site
 
+# Pictures of the web client (clients/web/screenshots.py): the whole platform on free ports,
+# Debian's Chromium, PNGs in clients/web/screenshots/ that docs/playing.md shows. Look at them
+# before committing them; a test holds the folder to the script's list.
+.PHONY: screenshots
+screenshots: $(STAMP) proto native
+	$(PY) clients/web/screenshots.py
+
 # The platform, SDK and rules-core wheels in dist/, each with its generated code built in.
 wheel: $(STAMP)
 	rm -rf dist build/lib build/bdist.* clients/python/build distributions/rules/build
