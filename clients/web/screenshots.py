@@ -11,7 +11,7 @@ Each table is taken when it is the page's turn, with its playable cards raised. 
 new each run. ``SHOTS`` lists the pictures; tests/clients/test_screenshots.py holds the
 committed folder and docs/playing.md to it.
 
-    .venv/bin/python clients/web/screenshots.py [--only NAME ...] [--out DIR]
+    make screenshots, or .venv/bin/python clients/web/screenshots.py [--only NAME ...] [--out DIR]
 """
 
 from __future__ import annotations
