@@ -11,7 +11,7 @@ GEN    := $(patsubst protos/%.proto,services/%_pb2.py,$(PROTOS))
 # Without a C compiler the pure modules run (docs/contributing.md, "The compiled core").
 NATIVE := $(foreach package,rules rating,services/maumau/$(package)/_native/SOURCES)
 
-.PHONY: run play test bench load lint buf-lint docs proto native clean wheel image mutate
+.PHONY: run play test bench load lint buf-lint buf-breaking docs proto native clean wheel image mutate
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -71,15 +71,14 @@ mutate: $(STAMP)
 		--max-children 2 $(MUTANTS)
 	cd $(MUTATE) && $(CURDIR)/$(PY) $(CURDIR)/tests/rules/mutation_score.py
 
-lint: $(STAMP) proto
+lint: $(STAMP) proto buf-lint
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy -p maumau -p maumau_sdk -p maumau_cli
 
 # The protos against buf's STANDARD lint rules (protos/buf.yaml), with the buf binary of the
 # TypeScript client's @bufbuild/buf package: every finding (file(line,column) : error RULE :
-# message), then their number by rule; fails while there are any. Not part of `make lint` yet:
-# the protos keep their names until they are renamed to the rules.
+# message), then their number by rule; fails while there are any. Part of `make lint`.
 TS       := clients/typescript
 BUF      := $(TS)/node_modules/.bin/buf
 BUF_LINT := $(TS)/node_modules/.buf-lint
@@ -94,6 +93,12 @@ buf-lint: $(TS)/node_modules/.installed
 	echo "buf lint: $$(wc -l < $(BUF_LINT)) findings"; \
 	sed -E 's/^.* : error ([A-Z0-9_]+) : .*$$/\1/' $(BUF_LINT) | sort | uniq -c | sort -rn; \
 	test $$status -eq 0
+
+# The protos against those of the latest release (buf breaking, FILE rules: protos/buf.yaml):
+# fails on a change that breaks a client of that release (.ci/buf-breaking finds the release: its
+# tag v<version>, or on a clone without tags the commit "Release <version>").
+buf-breaking: $(TS)/node_modules/.installed
+	BUF=$(BUF) .ci/buf-breaking
 
 # The documentation site (mkdocs.yml, docs/) into site/; --strict fails on any warning, a broken
 # link or anchor among them. Only the packages of pyproject's docs extra are installed (read from

@@ -248,14 +248,14 @@ class EngineClient:
     channel: grpc.aio.Channel
     players: list[tuple[str, str]] = field(default_factory=list)
     """(player id, player token) per seat it plays."""
-    engine: engine_pb2_grpc.EngineStub = field(init=False)
+    engine: engine_pb2_grpc.EngineServiceStub = field(init=False)
     """Made once, as the ceiling's client makes its one method once."""
 
     def __post_init__(self) -> None:
-        self.engine = engine_pb2_grpc.EngineStub(self.channel)
+        self.engine = engine_pb2_grpc.EngineServiceStub(self.channel)
 
     async def register(self, seats: int) -> None:
-        stub = players_pb2_grpc.PlayersStub(self.channel)
+        stub = players_pb2_grpc.PlayersServiceStub(self.channel)
         for seat in range(seats):
             reply = await stub.Register(players_pb2.RegisterRequest(name=f"bench {seat}"))
             self.players.append((reply.player_id, reply.player_token))

@@ -121,7 +121,7 @@ class Page:
 class Table:
     """One 2-seat match, both seats held by this client, played through either path."""
 
-    def __init__(self, stub: engine_pb2_grpc.EngineStub, pages: list[Page]) -> None:
+    def __init__(self, stub: engine_pb2_grpc.EngineServiceStub, pages: list[Page]) -> None:
         self.stub = stub
         self.pages = pages
         self.match_id = ""
@@ -145,9 +145,11 @@ class Table:
         self.tokens = dict(created.seat_tokens)
 
     async def turn(self) -> int:
-        info = await self.stub.GetView(
-            engine_pb2.GetViewRequest(match_id=self.match_id), metadata=auth(self.tokens[0])
-        )
+        info = (
+            await self.stub.GetView(
+                engine_pb2.GetViewRequest(match_id=self.match_id), metadata=auth(self.tokens[0])
+            )
+        ).view
         return int(info.turn) if info.phase != "starter_suit" else int(info.chooser)
 
 
@@ -159,10 +161,12 @@ class DirectWorker(Worker):
 
     async def ready(self) -> None:
         self.seat = await self.table.turn()
-        view = await self.table.stub.GetView(
-            engine_pb2.GetViewRequest(match_id=self.table.match_id),
-            metadata=auth(self.table.tokens[self.seat]),
-        )
+        view = (
+            await self.table.stub.GetView(
+                engine_pb2.GetViewRequest(match_id=self.table.match_id),
+                metadata=auth(self.table.tokens[self.seat]),
+            )
+        ).view
         self.request = engine_pb2.ActRequest(
             request_id=uuid.uuid4().hex, action=game_pb2.Action(text=first_move_pb(view))
         )
@@ -188,7 +192,7 @@ class GatewayWorker(Worker):
 async def added_latency(base: str, engine_address: str, seconds: float) -> dict[str, float]:
     figures: dict[str, float] = {}
     async with grpc.aio.insecure_channel(engine_address) as channel:
-        stub = engine_pb2_grpc.EngineStub(channel)
+        stub = engine_pb2_grpc.EngineServiceStub(channel)
         pages: list[Page] = []
         direct: list[Worker] = []
         gateway: list[Worker] = []

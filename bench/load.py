@@ -379,10 +379,10 @@ class Stats:
 
 @dataclass
 class Stubs:
-    players: players_pb2_grpc.PlayersStub
-    engine: engine_pb2_grpc.EngineStub
-    matchmaking: matchmaking_pb2_grpc.MatchmakingStub
-    rating: rating_pb2_grpc.RatingStub
+    players: players_pb2_grpc.PlayersServiceStub
+    engine: engine_pb2_grpc.EngineServiceStub
+    matchmaking: matchmaking_pb2_grpc.MatchmakingServiceStub
+    rating: rating_pb2_grpc.RatingServiceStub
 
 
 def bearer(token: str) -> tuple[tuple[str, str]]:
@@ -455,13 +455,14 @@ class Player:
                     raise
             await asyncio.sleep(1 + self.rng.random())
         stream = self.stubs.matchmaking.FollowTicket(
-            matchmaking_pb2.TicketRequest(ticket_id=ticket.ticket_id),
+            matchmaking_pb2.FollowTicketRequest(ticket_id=ticket.ticket_id),
             metadata=bearer(self.token),
             timeout=600,
         )
         self.stats.calls["FollowTicket"] += 1
         try:
-            async for ticket in stream:
+            async for message in stream:
+                ticket = message.ticket
                 if ticket.state != "searching":
                     break
         except grpc.aio.AioRpcError as error:
@@ -470,7 +471,7 @@ class Player:
                 await self.stats.call(
                     "CancelTicket",
                     self.stubs.matchmaking.CancelTicket(
-                        matchmaking_pb2.TicketRequest(ticket_id=ticket.ticket_id),
+                        matchmaking_pb2.CancelTicketRequest(ticket_id=ticket.ticket_id),
                         metadata=bearer(self.token),
                         timeout=CALL_SECONDS,
                     ),
@@ -657,10 +658,10 @@ async def drive(platform: Platform, options: Options) -> Report:
     for number in range(options.players):
         n = number % CHANNELS
         stubs = Stubs(
-            players_pb2_grpc.PlayersStub(engine[n]),
-            engine_pb2_grpc.EngineStub(engine[n]),
-            matchmaking_pb2_grpc.MatchmakingStub(matchmaking[n]),
-            rating_pb2_grpc.RatingStub(rating[n]),
+            players_pb2_grpc.PlayersServiceStub(engine[n]),
+            engine_pb2_grpc.EngineServiceStub(engine[n]),
+            matchmaking_pb2_grpc.MatchmakingServiceStub(matchmaking[n]),
+            rating_pb2_grpc.RatingServiceStub(rating[n]),
         )
         tasks.append(asyncio.create_task(Player(number, stubs, options, stats).run()))
     warm_at = began + options.warmup_seconds()

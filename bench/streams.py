@@ -74,7 +74,7 @@ class Follow:
     """One open stream: the last event id it received."""
 
     match_id: str
-    call: grpc.aio.UnaryStreamCall[engine_pb2.FollowRequest, engine_pb2.MatchEvent]
+    call: grpc.aio.UnaryStreamCall[engine_pb2.FollowRequest, engine_pb2.FollowResponse]
     last: str = ""
     opened: asyncio.Event | None = None
 
@@ -122,7 +122,7 @@ async def read_directly(
                 deliveries.arrived(entry_id.decode())
 
 
-async def create_table(stub: engine_pb2_grpc.EngineStub, index: int) -> Table:
+async def create_table(stub: engine_pb2_grpc.EngineServiceStub, index: int) -> Table:
     """A started two-seat match of two made-up players, created as matchmaking does; the
     benchmark mirrors it with the rules core, so every move it makes is one Act."""
     server_seed = secrets.token_hex(32)
@@ -143,7 +143,7 @@ async def create_table(stub: engine_pb2_grpc.EngineStub, index: int) -> Table:
     return Table(match.match_id, [created.seat_tokens[s] for s in range(2)], mirror, match.version)
 
 
-async def create_bot_match(stub: engine_pb2_grpc.EngineStub) -> str:
+async def create_bot_match(stub: engine_pb2_grpc.EngineServiceStub) -> str:
     created = await stub.CreateMatch(
         engine_pb2.CreateMatchRequest(
             ruleset=game_pb2.Ruleset(preset=PRESET, options=OPTIONS),
@@ -156,7 +156,7 @@ async def create_bot_match(stub: engine_pb2_grpc.EngineStub) -> str:
     return str(created.match.match_id)
 
 
-async def act(stub: engine_pb2_grpc.EngineStub, table: Table) -> None:
+async def act(stub: engine_pb2_grpc.EngineServiceStub, table: Table) -> None:
     seat = due_seat(table.mirror)
     action = policy(list(table.mirror.legal_actions(seat)))
     await stub.Act(
@@ -168,7 +168,7 @@ async def act(stub: engine_pb2_grpc.EngineStub, table: Table) -> None:
     table.mirror.apply(seat, action)
 
 
-async def drive(stub: engine_pb2_grpc.EngineStub, tables: list[Table], until: float) -> int:
+async def drive(stub: engine_pb2_grpc.EngineServiceStub, tables: list[Table], until: float) -> int:
     """Moves on ``tables`` in turn, at MOVES_PER_SECOND / DRIVERS, until ``until``."""
     interval = DRIVERS / MOVES_PER_SECOND
     moves, next_at = 0, time.monotonic() + random.uniform(0, interval)
@@ -218,13 +218,13 @@ def resident_bytes(pid: int) -> int:
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
-async def bot_versions(stub: engine_pb2_grpc.EngineStub, match_ids: list[str]) -> int:
+async def bot_versions(stub: engine_pb2_grpc.EngineServiceStub, match_ids: list[str]) -> int:
     token = issue_player_token(SECRET.encode(), "bench-watcher")
     total = 0
     for match_id in match_ids:
-        info = await stub.GetMatch(
-            engine_pb2.GetMatchRequest(match_id=match_id), metadata=auth(token)
-        )
+        info = (
+            await stub.GetMatch(engine_pb2.GetMatchRequest(match_id=match_id), metadata=auth(token))
+        ).match
         total += info.version
     return total
 
@@ -253,7 +253,7 @@ async def run(seconds: float, workdir: Path) -> dict[str, float]:
     reference_client = redis.asyncio.Redis.from_url(server.url)
     try:
         with process([sys.executable, "-m", "maumau.engine"], log, env) as engine:
-            stub = engine_pb2_grpc.EngineStub(channels[0])
+            stub = engine_pb2_grpc.EngineServiceStub(channels[0])
 
             async def serving() -> bool:
                 health = health_pb2_grpc.HealthStub(channels[0])
@@ -284,7 +284,7 @@ async def run(seconds: float, workdir: Path) -> dict[str, float]:
                     token = issue_player_token(SECRET.encode(), f"bench-watcher-{index}-{kind}")
                     match_id = table.match_id
                 async with gate:
-                    stub = engine_pb2_grpc.EngineStub(channels[len(follows) % CHANNELS])
+                    stub = engine_pb2_grpc.EngineServiceStub(channels[len(follows) % CHANNELS])
                     call = stub.Follow(
                         engine_pb2.FollowRequest(match_id=match_id), metadata=auth(token)
                     )

@@ -61,7 +61,7 @@ async def plain_matches(engine: str, secret: bytes) -> float:
     service = auth(tokens.issue_service_token(secret, "bench"))
     spectator = auth(tokens.issue_player_token(secret, "bench-spectator"))
     async with grpc.aio.insecure_channel(engine) as channel:
-        stub = engine_pb2_grpc.EngineStub(channel)
+        stub = engine_pb2_grpc.EngineServiceStub(channel)
 
         async def one() -> None:
             created = await stub.CreateMatch(
@@ -87,21 +87,24 @@ async def tournament(address: str, secret: bytes) -> tuple[str, float, list[str]
     """Create, fill and start the tournament; seconds from the start to the final ranking."""
     organizer = auth(tokens.issue_player_token(secret, "bench-organizer"))
     async with grpc.aio.insecure_channel(address) as channel:
-        stub = tournaments_pb2_grpc.TournamentsStub(channel)
-        created = await stub.CreateTournament(
-            pb.CreateTournamentRequest(name="Bench cup", ranked=True, turn_seconds=0),
-            metadata=organizer,
-        )
+        stub = tournaments_pb2_grpc.TournamentsServiceStub(channel)
+        created = (
+            await stub.CreateTournament(
+                pb.CreateTournamentRequest(name="Bench cup", ranked=True, turn_seconds=0),
+                metadata=organizer,
+            )
+        ).tournament
         tid = created.tournament_id
         for number in range(ENTRANTS):
-            await stub.Register(
+            await stub.RegisterEntrant(
                 pb.RegisterEntrantRequest(tournament_id=tid, bot_name=f"Bot {number:02d}"),
                 metadata=organizer,
             )
         started = time.perf_counter()
         await stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid), metadata=organizer)
         matches = []
-        async for event in stub.Follow(pb.FollowTournamentRequest(tournament_id=tid)):
+        async for message in stub.FollowTournament(pb.FollowTournamentRequest(tournament_id=tid)):
+            event = message.event
             if event.HasField("block_started"):
                 matches.append(event.block_started.match_id)
             if event.HasField("deciding_round") and not event.deciding_round.points:

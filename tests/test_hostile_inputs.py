@@ -121,13 +121,13 @@ async def _credentials(channel: grpc.aio.Channel) -> tuple[list[str], list[str]]
     """A registered player, a match of theirs, and every kind of token the platform issues
     (valid, expired, foreign)."""
     register = channel.unary_unary(
-        "/maumau.v1.Players/Register",
+        "/maumau.v1.PlayersService/Register",
         request_serializer=players_pb2.RegisterRequest.SerializeToString,
         response_deserializer=players_pb2.RegisterResponse.FromString,
     )
     registered = await register(players_pb2.RegisterRequest(name="Hostile"))
     create = channel.unary_unary(
-        "/maumau.v1.Engine/CreateMatch",
+        "/maumau.v1.EngineService/CreateMatch",
         request_serializer=engine_pb2.CreateMatchRequest.SerializeToString,
         response_deserializer=engine_pb2.CreateMatchResponse.FromString,
     )
@@ -160,7 +160,7 @@ async def _credentials(channel: grpc.aio.Channel) -> tuple[list[str], list[str]]
 async def _account_tokens(engine: grpc.aio.Channel, accounts: str) -> tuple[list[str], list[str]]:
     """An account's username and its tokens: a session's, and access tokens of each scope."""
     register = engine.unary_unary(
-        "/maumau.v1.Players/Register",
+        "/maumau.v1.PlayersService/Register",
         request_serializer=players_pb2.RegisterRequest.SerializeToString,
         response_deserializer=players_pb2.RegisterResponse.FromString,
     )

@@ -100,11 +100,11 @@ def test_run_serves_the_engine_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> No
         assert len(started) == 1 + len(SERVICES)  # redis-server and every service
 
         with grpc.insecure_channel(address) as channel:
-            player = players_pb2_grpc.PlayersStub(channel).Register(
+            player = players_pb2_grpc.PlayersServiceStub(channel).Register(
                 players_pb2.RegisterRequest(name="Ada"), timeout=5
             )
             assert player.player_id and player.player_token
-            created = engine_pb2_grpc.EngineStub(channel).CreateMatch(
+            created = engine_pb2_grpc.EngineServiceStub(channel).CreateMatch(
                 engine_pb2.CreateMatchRequest(
                     ruleset=game_pb2.Ruleset(preset="classic"),
                     seats=2,

@@ -74,11 +74,20 @@ class Service:
 
 SERVICES: tuple[Service, ...] = (
     # Started in this order (a service after those it calls), stopped in reverse.
-    Service("bots", "maumau.bots", ("maumau.v1.Bots",), BotsSettings),
-    Service("engine", "maumau.engine", ("maumau.v1.Engine", "maumau.v1.Players"), EngineSettings),
-    Service("matchmaking", "maumau.matchmaking", ("maumau.v1.Matchmaking",), MatchmakingSettings),
-    Service("rating", "maumau.rating", ("maumau.v1.Rating",), RatingSettings),
-    Service("tournaments", "maumau.tournaments", ("maumau.v1.Tournaments",), TournamentsSettings),
+    Service("bots", "maumau.bots", ("maumau.v1.BotsService",), BotsSettings),
+    Service(
+        "engine",
+        "maumau.engine",
+        ("maumau.v1.EngineService", "maumau.v1.PlayersService"),
+        EngineSettings,
+    ),
+    Service(
+        "matchmaking", "maumau.matchmaking", ("maumau.v1.MatchmakingService",), MatchmakingSettings
+    ),
+    Service("rating", "maumau.rating", ("maumau.v1.RatingService",), RatingSettings),
+    Service(
+        "tournaments", "maumau.tournaments", ("maumau.v1.TournamentsService",), TournamentsSettings
+    ),
     Service("accounts", "maumau.accounts", ("maumau.v1.AccountsService",), AccountsSettings),
     Service("gateway", "maumau.gateway", ("the web client",), GatewaySettings, web=True),
 )
@@ -321,11 +330,12 @@ def banner(
             "Connect with any gRPC client; for example with grpcurl"
             " (https://github.com/fullstorydev/grpcurl):",
             f"  grpcurl -plaintext {engine} list",
-            f'  grpcurl -plaintext -d \'{{"name": "Ada"}}\' {engine} maumau.v1.Players/Register',
+            f'  grpcurl -plaintext -d \'{{"name": "Ada"}}\' {engine}'
+            " maumau.v1.PlayersService/Register",
             f"  grpcurl -plaintext -H 'authorization: Bearer <player_token>' -d "
             f'\'{{"ruleset": {{"preset": "classic"}}, "seats": 2, '
             f'"bots": {{"1": "BOT_LEVEL_RANDOM"}}, "auto_start": true}}\' '
-            f"{engine} maumau.v1.Engine/CreateMatch",
+            f"{engine} maumau.v1.EngineService/CreateMatch",
             "The README shows the rest: seat tokens, Act, GetView, Follow.",
             "",
         ]

@@ -74,7 +74,7 @@ class Player:
     @classmethod
     async def register(cls, engine: str, accounts: str, name: str = "Anon") -> Player:
         engine_channel = grpc.aio.insecure_channel(engine)
-        reply = await players_pb2_grpc.PlayersStub(engine_channel).Register(
+        reply = await players_pb2_grpc.PlayersServiceStub(engine_channel).Register(
             players_pb2.RegisterRequest(name=name)
         )
         return cls(

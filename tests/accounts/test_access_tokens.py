@@ -65,7 +65,7 @@ async def test_a_read_token_looks_and_is_refused_every_write(
     address: str, accounts_address: str, matchmaker: MatchmakingApp
 ) -> None:
     player = await account(address, accounts_address)
-    engine = engine_pb2_grpc.EngineStub(player.engine)
+    engine = engine_pb2_grpc.EngineServiceStub(player.engine)
     created = await engine.CreateMatch(
         engine_pb2.CreateMatchRequest(
             ruleset=game_pb2.Ruleset(preset="classic"), seats=2,
@@ -85,10 +85,10 @@ async def test_a_read_token_looks_and_is_refused_every_write(
     ]
     assert [await code_of(call) for call in reads] == [grpc.StatusCode.OK] * len(reads)
     denied = grpc.StatusCode.PERMISSION_DENIED
-    queue = matchmaking_pb2_grpc.MatchmakingStub(
+    queue = matchmaking_pb2_grpc.MatchmakingServiceStub(
         grpc.aio.insecure_channel(f"127.0.0.1:{matchmaker.port}")
     )
-    players = players_pb2_grpc.PlayersStub(player.engine)
+    players = players_pb2_grpc.PlayersServiceStub(player.engine)
     classic = game_pb2.Ruleset(preset="classic")
     draw = game_pb2.Action(text="draw")
     writes = [
@@ -113,7 +113,7 @@ async def test_a_play_token_plays_but_does_not_manage_the_account(
 ) -> None:
     player = await account(address, accounts_address)
     play = auth((await create(player, pb.TOKEN_SCOPE_PLAY)).access_token)
-    engine = engine_pb2_grpc.EngineStub(player.engine)
+    engine = engine_pb2_grpc.EngineServiceStub(player.engine)
     created = await engine.CreateMatch(
         engine_pb2.CreateMatchRequest(
             ruleset=game_pb2.Ruleset(preset="classic"), seats=2,
@@ -122,7 +122,7 @@ async def test_a_play_token_plays_but_does_not_manage_the_account(
         metadata=play,
     )  # fmt: skip
     seat = auth(created.seat_tokens[0])  # its seat token acts as any seat token does
-    view = await engine.GetView(engine_pb2.GetViewRequest(), metadata=seat)
+    view = (await engine.GetView(engine_pb2.GetViewRequest(), metadata=seat)).view
     assert view.seat == 0
     for call in (
         player.stub.GetAccount(pb.GetAccountRequest(), metadata=play),
@@ -140,7 +140,7 @@ async def test_tokens_are_listed_revoked_and_bounded(address: str, accounts_addr
     listed = await player.stub.ListAccessTokens(pb.ListAccessTokensRequest(), metadata=player.auth)
     assert [(t.token_id, t.name) for t in listed.tokens] == [(made.token.token_id, "nightly stats")]
     assert made.access_token not in str(listed)  # shown once: never listed
-    engine = engine_pb2_grpc.EngineStub(player.engine)
+    engine = engine_pb2_grpc.EngineServiceStub(player.engine)
     await engine.ListMatches(engine_pb2.ListMatchesRequest(), metadata=auth(made.access_token))
     await player.stub.RevokeAccessToken(
         pb.RevokeAccessTokenRequest(token_id=made.token.token_id), metadata=player.auth

@@ -31,7 +31,7 @@ async def refused(call: object) -> grpc.aio.AioRpcError:
 
 
 async def matches(channel: grpc.aio.Channel, token: str) -> engine_pb2.ListMatchesResponse:
-    return await engine_pb2_grpc.EngineStub(channel).ListMatches(
+    return await engine_pb2_grpc.EngineServiceStub(channel).ListMatches(
         engine_pb2.ListMatchesRequest(), metadata=auth(token)
     )
 
@@ -53,9 +53,11 @@ async def test_claiming_keeps_the_player_id_and_ends_the_anonymous_token(
     answer = await player.claim(username, PASSWORD, device="laptop")
     assert answer.account.player_id == answer.signed_in.player_id == player.player_id
     assert answer.account.username == username and answer.account.has_password
-    profile = await players_pb2_grpc.PlayersStub(player.engine).GetPlayer(
-        players_pb2.GetPlayerRequest(player_id=player.player_id)
-    )
+    profile = (
+        await players_pb2_grpc.PlayersServiceStub(player.engine).GetPlayer(
+            players_pb2.GetPlayerRequest(player_id=player.player_id)
+        )
+    ).player
     assert profile.name == username  # the directory shows the username from now on
     await matches(player.engine, player.token)  # the session's token works on the engine
     error = await refused(matches(player.engine, anonymous))
@@ -172,9 +174,11 @@ async def test_signing_in_elsewhere_gives_a_session_of_the_same_player(
     unknown = await refused(stub.SignOut(pb.SignOutRequest(session_id=phone), metadata=player.auth))
     assert trailer(unknown)["code"] == "session_unknown"
     # Renewing keeps the session; signing out everywhere ends all, and gives this device a new one.
-    renewed = await players_pb2_grpc.PlayersStub(player.engine).RenewToken(
-        players_pb2.RenewTokenRequest(), metadata=player.auth
-    )
+    renewed = (
+        await players_pb2_grpc.PlayersServiceStub(player.engine).RenewToken(
+            players_pb2.RenewTokenRequest(), metadata=player.auth
+        )
+    ).token
     await matches(player.engine, renewed.player_token)
     everywhere = await stub.SignOutEverywhere(
         pb.SignOutEverywhereRequest(), metadata=auth(renewed.player_token)

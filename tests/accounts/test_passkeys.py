@@ -60,7 +60,7 @@ async def test_a_passkey_signs_in_on_another_device_as_the_same_player(
     assert (first.name, second.name) == ("phone", "passkey 2")
     signed_in = await sign_in(player, phone)
     assert signed_in.player_id == player.player_id
-    await engine_pb2_grpc.EngineStub(player.engine).ListMatches(
+    await engine_pb2_grpc.EngineServiceStub(player.engine).ListMatches(
         engine_pb2.ListMatchesRequest(), metadata=auth(signed_in.player_token)
     )
     assert (await sign_in(player, laptop)).player_id == player.player_id

@@ -33,7 +33,7 @@ async def test_the_export_holds_the_account_its_matches_ratings_and_tournaments(
         player = await Player.register(engine, accounts)
         username = "exp" + secrets.token_hex(4)
         await player.claim(username, PASSWORD, device="laptop")
-        created = await engine_pb2_grpc.EngineStub(player.engine).CreateMatch(
+        created = await engine_pb2_grpc.EngineServiceStub(player.engine).CreateMatch(
             engine_pb2.CreateMatchRequest(
                 ruleset=game_pb2.Ruleset(preset="classic"),
                 seats=2,
@@ -103,7 +103,7 @@ async def test_deleting_ends_every_way_in_and_frees_the_name_after_the_cooling_o
         pb.DeleteAccountRequest(username=username.upper()), metadata=player.auth
     )
     assert deleted.name_free_at - deleted.deleted_at == 30 * 86400
-    engine = engine_pb2_grpc.EngineStub(player.engine)
+    engine = engine_pb2_grpc.EngineServiceStub(player.engine)
     for token in (player.token, other.signed_in.player_token):
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await engine.ListMatches(engine_pb2.ListMatchesRequest(), metadata=auth(token))
@@ -120,9 +120,11 @@ async def test_deleting_ends_every_way_in_and_frees_the_name_after_the_cooling_o
             )
         )
     assert trailer(caught.value)["code"] == "passkey_failed"
-    shown = await players_pb2_grpc.PlayersStub(player.engine).GetPlayer(
-        players_pb2.GetPlayerRequest(player_id=player.player_id)
-    )
+    shown = (
+        await players_pb2_grpc.PlayersServiceStub(player.engine).GetPlayer(
+            players_pb2.GetPlayerRequest(player_id=player.player_id)
+        )
+    ).player
     assert shown.name == "deleted player"  # past results show this name to the opponents
     newcomer = await Player.register(address, accounts_address)
     with pytest.raises(grpc.aio.AioRpcError) as caught:

@@ -29,7 +29,7 @@ class Bots:
     """The Bots stub with the engine's bots token on every call, as the engine calls it."""
 
     def __init__(self, channel: grpc.aio.Channel, metadata: Any = ENGINE) -> None:
-        self.stub = bots_pb2_grpc.BotsStub(channel)
+        self.stub = bots_pb2_grpc.BotsServiceStub(channel)
         self.metadata = metadata
 
     def __getattr__(self, name: str) -> Callable[..., Any]:

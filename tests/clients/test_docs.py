@@ -221,10 +221,10 @@ def test_bash_block_runs(where, code, whole_platform, tools, tmp_path):
     kept = [line for line in code.splitlines() if command(line) not in NOT_RUN]
     assert not any(command(line).startswith("make ") for line in kept), "a command not run"
     script = localize("\n".join(kept), whole_platform, free_port())
-    serves = "my bot serves maumau.v1.Bots" if "bot_server.py" in script else None
+    serves = "my bot serves maumau.v1.BotsService" if "bot_server.py" in script else None
     output = run(["bash", "-eo", "pipefail", "-c", script], whole_platform, tools, tmp_path, serves)
-    if "maumau.v1.Engine/GetView" in script:  # the grpcurl session
-        assert "maumau.v1.Engine" in output and '"legal"' in output
+    if "maumau.v1.EngineService/GetView" in script:  # the grpcurl session
+        assert "maumau.v1.EngineService" in output and '"legal"' in output
         assert re.search(r'"turn": \d+', output) and '"version"' in output
 
 

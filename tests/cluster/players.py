@@ -68,7 +68,7 @@ class SimulatedPlayer:
         cls, engines: list[str], matchmaking: str, name: str, seed: int
     ) -> SimulatedPlayer:
         channels = [grpc.aio.insecure_channel(address) for address in engines]
-        reply = await players_pb2_grpc.PlayersStub(channels[0]).Register(
+        reply = await players_pb2_grpc.PlayersServiceStub(channels[0]).Register(
             players_pb2.RegisterRequest(name=name), timeout=CALL_SECONDS
         )
         options = [("grpc.lb_policy_name", "round_robin")]
@@ -80,14 +80,14 @@ class SimulatedPlayer:
             random.Random(seed),
         )
 
-    def engine(self) -> engine_pb2_grpc.EngineStub:
+    def engine(self) -> engine_pb2_grpc.EngineServiceStub:
         """The next engine replica: calls alternate between them."""
         self._calls += 1
-        return engine_pb2_grpc.EngineStub(self.engines[self._calls % len(self.engines)])
+        return engine_pb2_grpc.EngineServiceStub(self.engines[self._calls % len(self.engines)])
 
     @property
-    def matchmaker(self) -> matchmaking_pb2_grpc.MatchmakingStub:
-        return matchmaking_pb2_grpc.MatchmakingStub(self.matchmaking)
+    def matchmaker(self) -> matchmaking_pb2_grpc.MatchmakingServiceStub:
+        return matchmaking_pb2_grpc.MatchmakingServiceStub(self.matchmaking)
 
     async def retrying(self, call: Callable[[], Awaitable[T]]) -> T:
         deadline = asyncio.get_running_loop().time() + GIVE_UP_SECONDS
@@ -114,7 +114,7 @@ class SimulatedPlayer:
         while True:
             ticket = await self.retrying(
                 lambda: self.matchmaker.GetTicket(
-                    matchmaking_pb2.TicketRequest(ticket_id=ticket_id),
+                    matchmaking_pb2.GetTicketRequest(ticket_id=ticket_id),
                     metadata=auth(self.token),
                     timeout=CALL_SECONDS,
                 )
@@ -130,9 +130,11 @@ class SimulatedPlayer:
         )
         while True:
             try:
-                reply = await self.matchmaker.Enqueue(
-                    request, metadata=auth(self.token), timeout=CALL_SECONDS
-                )
+                reply = (
+                    await self.matchmaker.Enqueue(
+                        request, metadata=auth(self.token), timeout=CALL_SECONDS
+                    )
+                ).ticket
                 return str(reply.ticket_id)
             except grpc.aio.AioRpcError as error:
                 # An enqueue whose answer was lost left a live ticket: that one is ours.

@@ -44,7 +44,7 @@ async def test_one_name_one_owner_on_a_cluster(
         )
         assert sorted(outcomes) == ["ok"] + ["username_taken"] * (len(wanted) - 1), outcomes
         winner = players[outcomes.index("ok")]
-        engine_stub = engine_pb2_grpc.EngineStub(winner.engine)
+        engine_stub = engine_pb2_grpc.EngineServiceStub(winner.engine)
         await engine_stub.ListMatches(engine_pb2.ListMatchesRequest(), metadata=winner.auth)
         signed_in = await winner.stub.SignIn(
             pb.SignInRequest(username=f"ada{tag}", password="a passphrase of mine")

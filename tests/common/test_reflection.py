@@ -30,7 +30,7 @@ async def test_reflection_lists_and_describes_services_as_v1_and_v1alpha(version
                         [
                             reflection_pb2.ServerReflectionRequest(list_services=""),
                             reflection_pb2.ServerReflectionRequest(
-                                file_containing_symbol="maumau.v1.Bots"
+                                file_containing_symbol="maumau.v1.BotsService"
                             ),
                             reflection_pb2.ServerReflectionRequest(
                                 file_containing_symbol="grpc.reflection.v1.ServerReflection"
@@ -42,7 +42,7 @@ async def test_reflection_lists_and_describes_services_as_v1_and_v1alpha(version
     finally:
         await server.stop(0)
     names = {s.name for s in answers[0].list_services_response.service}
-    assert {"maumau.v1.Bots", "grpc.reflection.v1.ServerReflection"} <= names
+    assert {"maumau.v1.BotsService", "grpc.reflection.v1.ServerReflection"} <= names
     assert "grpc.reflection.v1alpha.ServerReflection" in names
     files = [
         descriptor_pb2.FileDescriptorProto.FromString(blob)

@@ -195,19 +195,21 @@ async def play(services: dict[str, Process]) -> None:
         async for view in seat.turns():
             await seat.act(random.choice(view.legal))
         async with grpc.aio.insecure_channel(services["matchmaking"].address) as channel:
-            ticket = await matchmaking_pb2_grpc.MatchmakingStub(channel).Enqueue(
-                matchmaking_pb2.EnqueueRequest(
-                    ruleset=game_pb2.Ruleset(preset="classic"),
-                    seat_counts=[2],
-                    allow_bots=True,
-                    bots_after_seconds=0,
-                ),
-                metadata=(("authorization", f"Bearer {player.token}"),),
-            )
+            ticket = (
+                await matchmaking_pb2_grpc.MatchmakingServiceStub(channel).Enqueue(
+                    matchmaking_pb2.EnqueueRequest(
+                        ruleset=game_pb2.Ruleset(preset="classic"),
+                        seat_counts=[2],
+                        allow_bots=True,
+                        bots_after_seconds=0,
+                    ),
+                    metadata=(("authorization", f"Bearer {player.token}"),),
+                )
+            ).ticket
             assert ticket.state in ("searching", "seated")
     async with grpc.aio.insecure_channel(engine) as channel:
         with pytest.raises(grpc.aio.AioRpcError) as refused:
-            await engine_pb2_grpc.EngineStub(channel).GetView(
+            await engine_pb2_grpc.EngineServiceStub(channel).GetView(
                 engine_pb2.GetViewRequest(), metadata=(("authorization", "Bearer forged"),)
             )
         assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED

@@ -156,9 +156,11 @@ async def test_no_seat_ever_sees_a_card_of_another_seat(address, engine, preset,
                 assert not view.drawn or view.drawn in view.hand
                 plays = [a.play.card for a in view.legal if a.WhichOneof("kind") == "play"]
                 assert set(plays) <= set(view.hand)
-            watched = await spectator.engine.GetView(
-                engine_pb2.GetViewRequest(match_id=match_id), metadata=auth(spectator.token)
-            )
+            watched = (
+                await spectator.engine.GetView(
+                    engine_pb2.GetViewRequest(match_id=match_id), metadata=auth(spectator.token)
+                )
+            ).view
             assert watched.seat == -1 and watched.version == stored.version
             assert not watched.hand and not watched.drawn and not watched.legal
             assert list(watched.hand_sizes) == [len(hand) for hand in match.hands]
@@ -212,9 +214,12 @@ async def test_leaving_during_play_hands_the_seat_to_a_bot(address, engine):
     try:
         opened = await own_stream.take(1)  # the stream is open before the seat is left
         await play_actions(match_id, clients, random.Random(3), 3)
-        info = await leaver.engine.Leave(
-            engine_pb2.LeaveRequest(match_id=match_id), metadata=auth(leaver.seat_tokens[match_id])
-        )
+        info = (
+            await leaver.engine.Leave(
+                engine_pb2.LeaveRequest(match_id=match_id),
+                metadata=auth(leaver.seat_tokens[match_id]),
+            )
+        ).match
         assert (
             info.seat_info[seat].left
             and info.seat_info[seat].bot_level == game_pb2.BOT_LEVEL_RANDOM
@@ -232,9 +237,11 @@ async def test_leaving_during_play_hands_the_seat_to_a_bot(address, engine):
 
         views = await play_to_the_end(match_id, stayers, random.Random(4))
         assert views[-1].phase == "over"
-        final = await stayers[0].engine.GetMatch(
-            engine_pb2.GetMatchRequest(match_id=match_id), metadata=auth(stayers[0].token)
-        )
+        final = (
+            await stayers[0].engine.GetMatch(
+                engine_pb2.GetMatchRequest(match_id=match_id), metadata=auth(stayers[0].token)
+            )
+        ).match
         assert final.status == "over" and final.outcome.winners
 
         seen = [e.event for e in await watcher.rest()]
@@ -268,10 +275,12 @@ async def test_leaving_in_the_lobby_frees_the_seat(address, engine):
         old_stream = Follower(leaver.channel, leaver.seat_tokens[match.match_id])
         followers.append(old_stream)
         await old_stream.take(2)  # both SeatJoined: the stream is open before the seat is left
-        info = await leaver.engine.Leave(
-            engine_pb2.LeaveRequest(match_id=match.match_id),
-            metadata=auth(leaver.seat_tokens[match.match_id]),
-        )
+        info = (
+            await leaver.engine.Leave(
+                engine_pb2.LeaveRequest(match_id=match.match_id),
+                metadata=auth(leaver.seat_tokens[match.match_id]),
+            )
+        ).match
         assert info.status == "lobby"
         assert info.seat_info[seat].player_id == "" and not info.seat_info[seat].left
         await expect_status(leaver.act(match.match_id, "draw"), grpc.StatusCode.PERMISSION_DENIED)
@@ -283,15 +292,15 @@ async def test_leaving_in_the_lobby_frees_the_seat(address, engine):
         assert leaver.seats[match.match_id] == 2
         await start_match(host, match.match_id)
 
-        def deal_of(events: list[engine_pb2.MatchEvent]) -> game_pb2.Drew:
+        def deal_of(events: list[engine_pb2.FollowResponse]) -> game_pb2.Drew:
             return next(
                 e.event.drew
                 for e in events
                 if e.event.WhichOneof("kind") == "drew" and e.event.drew.seat == seat
             )
 
-        async def until_deal(follower: Follower) -> list[engine_pb2.MatchEvent]:
-            events: list[engine_pb2.MatchEvent] = []
+        async def until_deal(follower: Follower) -> list[engine_pb2.FollowResponse]:
+            events: list[engine_pb2.FollowResponse] = []
             while not any(
                 e.event.WhichOneof("kind") == "drew" and e.event.drew.seat == seat for e in events
             ):
@@ -356,9 +365,11 @@ async def test_get_match_reveals_the_server_seed_only_when_the_match_is_over(add
         await start_match(clients[1], match.match_id)
 
         async def facts(token: str, match_id: str) -> engine_pb2.MatchInfo:
-            return await clients[0].engine.GetMatch(
-                engine_pb2.GetMatchRequest(match_id=match_id), metadata=auth(token)
-            )
+            return (
+                await clients[0].engine.GetMatch(
+                    engine_pb2.GetMatchRequest(match_id=match_id), metadata=auth(token)
+                )
+            ).match
 
         playing = await facts(clients[0].token, match.match_id)
         assert playing.status == "playing" and playing.server_seed == ""
@@ -382,7 +393,7 @@ async def test_only_a_seated_player_starts_a_full_match(address):
     try:
         match = await host.create("online", 3, bots={2: game_pb2.BOT_LEVEL_RANDOM})
 
-        def start_by(client: Client) -> Awaitable[engine_pb2.MatchInfo]:
+        def start_by(client: Client) -> Awaitable[engine_pb2.StartMatchResponse]:
             return client.engine.StartMatch(
                 engine_pb2.StartMatchRequest(match_id=match.match_id), metadata=auth(client.token)
             )
@@ -393,7 +404,7 @@ async def test_only_a_seated_player_starts_a_full_match(address):
         assert "[1]" in error.details() and "free" in error.details()
         await guest.join(match.match_id)
         await expect_status(start_by(stranger), grpc.StatusCode.PERMISSION_DENIED)
-        started = await start_by(guest)
+        started = (await start_by(guest)).match
         assert started.status == "playing"
         error = await expect_status(start_by(host), grpc.StatusCode.FAILED_PRECONDITION)
         assert "already started" in error.details()

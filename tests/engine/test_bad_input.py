@@ -351,7 +351,7 @@ async def _(t: Table) -> Call:
 
 @case("register with an empty name", Code.INVALID_ARGUMENT, "a name has 1 to 32 characters")
 async def _(t: Table) -> Call:
-    players = players_pb2_grpc.PlayersStub(t.stranger.channel)
+    players = players_pb2_grpc.PlayersServiceStub(t.stranger.channel)
     return lambda: players.Register(players_pb2.RegisterRequest(name="   "))
 
 

@@ -34,8 +34,11 @@ async def nothing_to_probe() -> None:
 
 async def serve_bots(servicer: BotsService) -> ServiceServer:
     server = create_server(
-        {"maumau.v1.Bots": lambda grpc_server: bots_pb2_grpc.add_BotsServicer_to_server(
-            servicer, grpc_server)},
+        {
+            "maumau.v1.BotsService": lambda grpc_server: (
+                bots_pb2_grpc.add_BotsServiceServicer_to_server(servicer, grpc_server)
+            )
+        },
         ServiceConfig(host="127.0.0.1", port=0, metrics_port=0),
         nothing_to_probe,
     )  # fmt: skip
@@ -46,7 +49,7 @@ async def serve_bots(servicer: BotsService) -> ServiceServer:
 async def play_bot_match(engine_port: int, store: MatchStore, preset: str) -> Match:
     """A 4-seat match of bots only, created by a service; returns it once it is over."""
     async with grpc.aio.insecure_channel(f"127.0.0.1:{engine_port}") as channel:
-        created = await engine_pb2_grpc.EngineStub(channel).CreateMatch(
+        created = await engine_pb2_grpc.EngineServiceStub(channel).CreateMatch(
             engine_pb2.CreateMatchRequest(
                 ruleset=game_pb2.Ruleset(preset=preset), seats=4, bots=BOTS, auto_start=True
             ),
@@ -134,7 +137,7 @@ async def test_a_slow_bot_holds_up_only_its_own_match(redis_server):
     store = MatchStore(client)
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{app.port}") as channel:
-            engine = engine_pb2_grpc.EngineStub(channel)
+            engine = engine_pb2_grpc.EngineServiceStub(channel)
 
             async def bot_match(level: int) -> str:
                 created = await engine.CreateMatch(

@@ -57,10 +57,12 @@ async def test_the_matchmaker_creates_started_matches_in_one_call_and_a_retry_cr
             names = [s.name for s in created.match.seat_info[:2]]
             assert all(names)  # display names read from the directory
         # Each seat token plays its own seat.
-        view = await engine.GetView(
-            engine_pb2.GetViewRequest(match_id=first.matches[0].match.match_id),
-            metadata=auth(first.matches[0].seat_tokens[1]),
-        )
+        view = (
+            await engine.GetView(
+                engine_pb2.GetViewRequest(match_id=first.matches[0].match.match_id),
+                metadata=auth(first.matches[0].seat_tokens[1]),
+            )
+        ).view
         assert view.seat == 1
         again = await engine.CreateMatches(request, metadata=auth(MATCHMAKER))
         assert [m.match.match_id for m in again.matches] == [
@@ -95,7 +97,7 @@ async def test_only_the_matchmakers_token_may_create_matches_in_bulk(address, to
 
 async def test_a_bad_request_refuses_the_whole_call_and_creates_nothing(address, client):
     people = await register_all(address, 2)
-    engine: engine_pb2_grpc.EngineStub = people[0].engine
+    engine: engine_pb2_grpc.EngineServiceStub = people[0].engine
     good = table([people[0].player_id], uuid.uuid4().hex, seats=2)
     stored_before = len(await client.keys("match:*"))
     try:

@@ -90,9 +90,11 @@ async def test_every_word_the_engine_sends_is_documented(address, preset):
     clients, match_id = await seated_table(address, preset, seats, ONE_ROUND[preset])
     try:
         seen: dict[tuple[str, str, str], set[str]] = {where: set() for where in WORDS}
-        info = await clients[0].engine.GetMatch(
-            engine_pb2.GetMatchRequest(match_id=match_id), metadata=auth(clients[0].token)
-        )
+        info = (
+            await clients[0].engine.GetMatch(
+                engine_pb2.GetMatchRequest(match_id=match_id), metadata=auth(clients[0].token)
+            )
+        ).match
         seen["engine.proto", "MatchInfo", "status"].add(info.status)
         views = await play_to_the_end(match_id, clients, random.Random(preset))
         for view in views:
@@ -111,9 +113,11 @@ async def test_every_word_the_engine_sends_is_documented(address, preset):
                 seen["game.proto", "RoundOver", "finish"].add(event.round_over.finish)
             elif event.HasField("match_over"):
                 seen["game.proto", "Outcome", "reason"].add(event.match_over.reason)
-        info = await clients[0].engine.GetMatch(
-            engine_pb2.GetMatchRequest(match_id=match_id), metadata=auth(clients[0].token)
-        )
+        info = (
+            await clients[0].engine.GetMatch(
+                engine_pb2.GetMatchRequest(match_id=match_id), metadata=auth(clients[0].token)
+            )
+        ).match
         seen["engine.proto", "MatchInfo", "status"].add(info.status)
         assert seen["game.proto", "Outcome", "reason"], "the match ended without a reason"
         for where, words in seen.items():

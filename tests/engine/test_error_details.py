@@ -204,17 +204,17 @@ async def test_a_token_refusal_says_whether_to_sign_in_again(table: Table) -> No
 
 async def test_undecodable_bytes_have_their_reason(address: str) -> None:
     async with grpc.aio.insecure_channel(address) as channel:
-        method = channel.unary_unary("/maumau.v1.Engine/GetMatch")
+        method = channel.unary_unary("/maumau.v1.EngineService/GetMatch")
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await method(b"\x0a\x05\xff\xfe", metadata=GERMAN)  # match_id: no UTF-8
     found = rich(caught.value)
     assert caught.value.code() == Code.INVALID_ARGUMENT
     assert info(found).reason == "UNDECODABLE_REQUEST"
     assert dict(info(found).metadata) == {
-        "method": "maumau.v1.Engine/GetMatch",
+        "method": "maumau.v1.EngineService/GetMatch",
         "message": "maumau.v1.GetMatchRequest",
     }
-    assert localized(found)[1].startswith("maumau.v1.Engine/GetMatch: die Bytes der Anfrage")
+    assert localized(found)[1].startswith("maumau.v1.EngineService/GetMatch: die Bytes der Anfrage")
 
 
 @pytest.fixture
@@ -230,7 +230,7 @@ async def test_a_rate_limit_says_when_to_retry_in_german(own_redis: EmbeddedRedi
     app, redis_client = await start_engine(own_redis.url, EngineSettings(rates=strict))
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{app.port}") as channel:
-            players = players_pb2_grpc.PlayersStub(channel)
+            players = players_pb2_grpc.PlayersServiceStub(channel)
             for i in range(2):
                 await players.Register(players_pb2.RegisterRequest(name=f"player {i}"))
             with pytest.raises(grpc.aio.AioRpcError) as caught:

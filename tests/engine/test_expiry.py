@@ -31,9 +31,11 @@ def own_redis(tmp_path: Path) -> Iterator[EmbeddedRedis]:
 
 
 async def get_match(client: Client, match_id: str) -> engine_pb2.MatchInfo:
-    return await client.engine.GetMatch(
-        engine_pb2.GetMatchRequest(match_id=match_id), metadata=auth(client.token)
-    )
+    return (
+        await client.engine.GetMatch(
+            engine_pb2.GetMatchRequest(match_id=match_id), metadata=auth(client.token)
+        )
+    ).match
 
 
 async def listed(client: Client) -> list[str]:

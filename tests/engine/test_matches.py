@@ -40,9 +40,11 @@ async def test_four_clients_play_a_whole_match_each_seeing_only_its_hand(address
         views = await play_to_the_end(match.match_id, clients, random.Random(preset))
         for view in views:
             assert len(view.hand) == view.hand_sizes[view.seat]
-        final = await clients[0].engine.GetMatch(
-            engine_pb2.GetMatchRequest(match_id=match.match_id), metadata=auth(clients[0].token)
-        )
+        final = (
+            await clients[0].engine.GetMatch(
+                engine_pb2.GetMatchRequest(match_id=match.match_id), metadata=auth(clients[0].token)
+            )
+        ).match
         assert final.status == "over" and final.outcome.winners
     finally:
         await close_all(clients)
@@ -60,9 +62,11 @@ async def test_the_revealed_seed_reproduces_every_deal_a_seat_saw(address):
         )
         first_hand = list((await clients[0].view(match.match_id)).hand)
         await play_to_the_end(match.match_id, clients, random.Random(7))
-        final = await clients[0].engine.GetMatch(
-            engine_pb2.GetMatchRequest(match_id=match.match_id), metadata=auth(clients[0].token)
-        )
+        final = (
+            await clients[0].engine.GetMatch(
+                engine_pb2.GetMatchRequest(match_id=match.match_id), metadata=auth(clients[0].token)
+            )
+        ).match
         assert hashlib.sha256(final.server_seed.encode()).hexdigest() == match.seed_commitment
         seed = fairness.deal_seed(final.server_seed, final.nonces)
         replayed = Match.new(Ruleset.parse(final.ruleset_text), 2, seed)

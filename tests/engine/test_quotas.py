@@ -94,7 +94,7 @@ async def test_registrations_are_limited_per_address(own_redis):
     app, redis_client = await start_engine(own_redis.url, EngineSettings(rates=STRICT))
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{app.port}") as channel:
-            players = players_pb2_grpc.PlayersStub(channel)
+            players = players_pb2_grpc.PlayersServiceStub(channel)
             for i in range(4):
                 await players.Register(players_pb2.RegisterRequest(name=f"sock puppet {i}"))
             with pytest.raises(grpc.aio.AioRpcError) as refused:
@@ -169,10 +169,12 @@ async def test_a_full_redis_refuses_writes_as_unavailable_and_loses_nothing(tiny
             assert "maxmemory" in (refused.value.details() or "")
         # What was stored before is still there, unchanged; reads still answer.
         assert await store.load(match.match_id) == before
-        info = await player.engine.GetMatch(
-            engine_pb2.GetMatchRequest(match_id=match.match_id),
-            metadata=auth(player.seat_tokens[match.match_id]),
-        )
+        info = (
+            await player.engine.GetMatch(
+                engine_pb2.GetMatchRequest(match_id=match.match_id),
+                metadata=auth(player.seat_tokens[match.match_id]),
+            )
+        ).match
         assert info.status == "lobby"
         # Once memory is freed, writes work again.
         await redis_client.config_set("maxmemory", "4mb")

@@ -22,7 +22,7 @@ from maumau.engine.follow import Feed, FellBehind, FollowHub
 from maumau.engine.keys import match_key
 from maumau.engine.matches import EngineSettings
 from maumau.v1 import engine_pb2, game_pb2
-from maumau.v1.engine_pb2_grpc import EngineStub
+from maumau.v1.engine_pb2_grpc import EngineServiceStub
 from tests.support.engine import (
     Client,
     Follower,
@@ -334,7 +334,7 @@ async def test_a_follower_reading_too_slowly_ends_aborted_and_resumes_without_a_
         await clients[1].join(match.match_id)
         await start_match(clients[0], match.match_id)
         token = clients[0].seat_tokens[match.match_id]
-        slow = EngineStub(slow_channel).Follow(
+        slow = EngineServiceStub(slow_channel).Follow(
             engine_pb2.FollowRequest(), metadata=auth(token)
         )  # nobody reads it for now
         followers.append(Follower(clients[0].channel, token))

@@ -29,9 +29,13 @@ async def test_register_gives_a_token_that_ends(address: str) -> None:
 
 async def test_revoking_ends_every_older_token_of_the_player_only(address: str) -> None:
     ada, bob = await Client.register(address, "Ada"), await Client.register(address, "Bob")
-    players = players_pb2_grpc.PlayersStub(ada.channel)
-    renewed = await players.RenewToken(players_pb2.RenewTokenRequest(), metadata=auth(ada.token))
-    fresh = await players.RevokeTokens(players_pb2.RevokeTokensRequest(), metadata=auth(ada.token))
+    players = players_pb2_grpc.PlayersServiceStub(ada.channel)
+    renewed = (
+        await players.RenewToken(players_pb2.RenewTokenRequest(), metadata=auth(ada.token))
+    ).token
+    fresh = (
+        await players.RevokeTokens(players_pb2.RevokeTokensRequest(), metadata=auth(ada.token))
+    ).token
     listing = engine_pb2.ListMatchesRequest(limit=5)
     for old in (ada.token, renewed.player_token):
         refused = await _refusal(ada.engine.ListMatches(listing, metadata=auth(old)))
@@ -50,7 +54,7 @@ async def test_revoking_ends_every_older_token_of_the_player_only(address: str) 
 
 async def test_only_a_registered_players_own_token_renews(address: str) -> None:
     player = await Client.register(address, "Ada")
-    players = players_pb2_grpc.PlayersStub(player.channel)
+    players = players_pb2_grpc.PlayersServiceStub(player.channel)
     made_up = issue_player_token(SECRET, "nobody", generation=0)
     refused = await _refusal(
         players.RevokeTokens(players_pb2.RevokeTokensRequest(), metadata=auth(made_up))

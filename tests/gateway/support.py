@@ -164,7 +164,7 @@ class Organizer:
     """A tournament organizer talking to the tournaments service over gRPC, as a club's own
     program would: it creates tournaments, enters bots and starts them."""
 
-    stub: tournaments_pb2_grpc.TournamentsStub
+    stub: tournaments_pb2_grpc.TournamentsServiceStub
     channel: grpc.aio.Channel
     token: str
 
@@ -174,18 +174,18 @@ class Organizer:
 
     async def create(self, name: str, **options: Any) -> tournaments_pb2.Tournament:
         request = tournaments_pb2.CreateTournamentRequest(name=name, **options)
-        return await self.stub.CreateTournament(request, metadata=self.auth)
+        return (await self.stub.CreateTournament(request, metadata=self.auth)).tournament
 
     async def add_bots(self, tournament_id: str, names: list[str]) -> None:
         for bot in names:
             request = tournaments_pb2.RegisterEntrantRequest(
                 tournament_id=tournament_id, bot_name=bot, bot_level="random"
             )
-            await self.stub.Register(request, metadata=self.auth)
+            await self.stub.RegisterEntrant(request, metadata=self.auth)
 
     async def start(self, tournament_id: str) -> tournaments_pb2.Tournament:
         request = tournaments_pb2.StartTournamentRequest(tournament_id=tournament_id)
-        return await self.stub.StartTournament(request, metadata=self.auth)
+        return (await self.stub.StartTournament(request, metadata=self.auth)).tournament
 
 
 @contextlib.asynccontextmanager
@@ -193,6 +193,6 @@ async def organizer(services: Platform) -> AsyncIterator[Organizer]:
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{services.tournaments.port}")
     token = issue_player_token(SECRET, f"organizer-{secrets.token_hex(4)}")
     try:
-        yield Organizer(tournaments_pb2_grpc.TournamentsStub(channel), channel, token)
+        yield Organizer(tournaments_pb2_grpc.TournamentsServiceStub(channel), channel, token)
     finally:
         await channel.close()

@@ -80,56 +80,77 @@ class Player:
         return cls(player_id, issue_player_token(SECRET, player_id), channel)
 
     @property
-    def matchmaking(self) -> matchmaking_pb2_grpc.MatchmakingStub:
-        return matchmaking_pb2_grpc.MatchmakingStub(self.channel)
+    def matchmaking(self) -> matchmaking_pb2_grpc.MatchmakingServiceStub:
+        return matchmaking_pb2_grpc.MatchmakingServiceStub(self.channel)
 
     async def enqueue(self, rules: str = "classic", **fields: object) -> matchmaking_pb2.Ticket:
-        return await self.matchmaking.Enqueue(
-            matchmaking_pb2.EnqueueRequest(ruleset=ruleset(rules), **fields),
-            metadata=auth(self.token),
-        )
+        reply = (
+            await self.matchmaking.Enqueue(
+                matchmaking_pb2.EnqueueRequest(ruleset=ruleset(rules), **fields),
+                metadata=auth(self.token),
+            )
+        ).ticket
+        return reply
 
     async def follow(self, ticket_id: str, timeout: float = 10) -> list[matchmaking_pb2.Ticket]:
         """Every state the ticket stream shows, until its final one."""
         seen: list[matchmaking_pb2.Ticket] = []
         call = self.matchmaking.FollowTicket(
-            matchmaking_pb2.TicketRequest(ticket_id=ticket_id),
+            matchmaking_pb2.FollowTicketRequest(ticket_id=ticket_id),
             metadata=auth(self.token),
             timeout=timeout,
         )
-        async for ticket in call:
-            seen.append(ticket)
+        async for message in call:
+            seen.append(message.ticket)
         return seen
 
     async def get(self, ticket_id: str = "") -> matchmaking_pb2.Ticket:
-        return await self.matchmaking.GetTicket(
-            matchmaking_pb2.TicketRequest(ticket_id=ticket_id), metadata=auth(self.token)
-        )
+        reply = (
+            await self.matchmaking.GetTicket(
+                matchmaking_pb2.GetTicketRequest(ticket_id=ticket_id), metadata=auth(self.token)
+            )
+        ).ticket
+        return reply
 
     async def cancel(self, ticket_id: str) -> matchmaking_pb2.Ticket:
-        return await self.matchmaking.CancelTicket(
-            matchmaking_pb2.TicketRequest(ticket_id=ticket_id), metadata=auth(self.token)
-        )
+        reply = (
+            await self.matchmaking.CancelTicket(
+                matchmaking_pb2.CancelTicketRequest(ticket_id=ticket_id), metadata=auth(self.token)
+            )
+        ).ticket
+        return reply
 
     async def invite(self, player_id: str) -> matchmaking_pb2.Party:
-        return await self.matchmaking.InviteToParty(
-            matchmaking_pb2.InviteRequest(player_id=player_id), metadata=auth(self.token)
-        )
+        reply = (
+            await self.matchmaking.InviteToParty(
+                matchmaking_pb2.InviteToPartyRequest(player_id=player_id), metadata=auth(self.token)
+            )
+        ).party
+        return reply
 
     async def accept(self, party_id: str = "") -> matchmaking_pb2.Party:
-        return await self.matchmaking.AcceptParty(
-            matchmaking_pb2.PartyRequest(party_id=party_id), metadata=auth(self.token)
-        )
+        reply = (
+            await self.matchmaking.AcceptParty(
+                matchmaking_pb2.AcceptPartyRequest(party_id=party_id), metadata=auth(self.token)
+            )
+        ).party
+        return reply
 
     async def leave_party(self, party_id: str = "") -> matchmaking_pb2.Party:
-        return await self.matchmaking.LeaveParty(
-            matchmaking_pb2.PartyRequest(party_id=party_id), metadata=auth(self.token)
-        )
+        reply = (
+            await self.matchmaking.LeaveParty(
+                matchmaking_pb2.LeavePartyRequest(party_id=party_id), metadata=auth(self.token)
+            )
+        ).party
+        return reply
 
     async def party(self, party_id: str = "") -> matchmaking_pb2.Party:
-        return await self.matchmaking.GetParty(
-            matchmaking_pb2.PartyRequest(party_id=party_id), metadata=auth(self.token)
-        )
+        reply = (
+            await self.matchmaking.GetParty(
+                matchmaking_pb2.GetPartyRequest(party_id=party_id), metadata=auth(self.token)
+            )
+        ).party
+        return reply
 
     async def close(self) -> None:
         await self.channel.close()
@@ -156,10 +177,13 @@ class Engine:
 
     def __init__(self, address: str) -> None:
         self.channel = grpc.aio.insecure_channel(address)
-        self.stub = engine_pb2_grpc.EngineStub(self.channel)
+        self.stub = engine_pb2_grpc.EngineServiceStub(self.channel)
 
     async def match(self, seat_token: str) -> engine_pb2.MatchInfo:
-        return await self.stub.GetMatch(engine_pb2.GetMatchRequest(), metadata=auth(seat_token))
+        reply = (
+            await self.stub.GetMatch(engine_pb2.GetMatchRequest(), metadata=auth(seat_token))
+        ).match
+        return reply
 
     async def matches_of(self, player_id: str) -> list[engine_pb2.MatchInfo]:
         reply = await self.stub.ListMatches(

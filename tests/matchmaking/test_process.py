@@ -35,7 +35,7 @@ async def test_the_service_process_serves_health_reflection_metrics_and_stops_on
     log = tmp_path / "matchmaking.log"
     process = start(redis_server, port, log, metrics_port=str(metrics_port))
     try:
-        await until_serving(process, f"127.0.0.1:{port}", log, "maumau.v1.Matchmaking")
+        await until_serving(process, f"127.0.0.1:{port}", log, "maumau.v1.MatchmakingService")
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
             stub = reflection_pb2_grpc.ServerReflectionStub(channel)
             call = stub.ServerReflectionInfo()
@@ -43,7 +43,7 @@ async def test_the_service_process_serves_health_reflection_metrics_and_stops_on
             answer = await call.read()
             await call.done_writing()
             names = {s.name for s in answer.list_services_response.service}
-            assert "maumau.v1.Matchmaking" in names
+            assert "maumau.v1.MatchmakingService" in names
         with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as page:
             text = page.read().decode()
         assert "matchmaking_wait_seconds" in text and "matchmaking_tables_formed" in text

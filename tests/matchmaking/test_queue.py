@@ -48,9 +48,11 @@ async def test_players_are_seated_at_one_match_and_their_seat_tokens_play_it(
     by_seat = {s.seat: s.player_id for s in info.seat_info}
     for player, end in zip(players, ends, strict=True):
         assert by_seat[end.seat] == player.player_id
-        view = await watcher.stub.GetView(
-            engine_pb2.GetViewRequest(match_id=end.match_id), metadata=auth(end.seat_token)
-        )
+        view = (
+            await watcher.stub.GetView(
+                engine_pb2.GetViewRequest(match_id=end.match_id), metadata=auth(end.seat_token)
+            )
+        ).view
         assert view.seat == end.seat and len(view.hand) > 0
     assert sample("matchmaking_tables_formed_total", seats="3") == tables_before + 1
     await watcher.close()

@@ -39,14 +39,14 @@ class Member:
     @classmethod
     async def register(cls, name: str, engine: str, matchmaker: str) -> Member:
         async with grpc.aio.insecure_channel(engine) as channel:
-            reply = await players_pb2_grpc.PlayersStub(channel).Register(
+            reply = await players_pb2_grpc.PlayersServiceStub(channel).Register(
                 players_pb2.RegisterRequest(name=name)
             )
         return cls(name, reply.player_id, reply.player_token, matchmaker)
 
     @property
-    def rooms(self) -> matchmaking_pb2_grpc.MatchmakingStub:
-        return matchmaking_pb2_grpc.MatchmakingStub(self.channel)
+    def rooms(self) -> matchmaking_pb2_grpc.MatchmakingServiceStub:
+        return matchmaking_pb2_grpc.MatchmakingServiceStub(self.channel)
 
     async def reconnect(self) -> None:
         """The connection is lost; a new one is made."""
@@ -54,28 +54,30 @@ class Member:
         self.channel = grpc.aio.insecure_channel(self.address)
 
     async def create(self, rules: str, seats: int, bot_level: int = 0) -> matchmaking_pb2.Room:
-        return await self.rooms.CreateRoom(
-            matchmaking_pb2.CreateRoomRequest(
-                ruleset=ruleset(rules), seats=seats, bot_level=bot_level
-            ),
-            metadata=auth(self.token),
-        )
+        return (
+            await self.rooms.CreateRoom(
+                matchmaking_pb2.CreateRoomRequest(
+                    ruleset=ruleset(rules), seats=seats, bot_level=bot_level
+                ),
+                metadata=auth(self.token),
+            )
+        ).room
 
     async def join(self, code: str) -> matchmaking_pb2.Room:
-        request = matchmaking_pb2.RoomRequest(code=code)
-        return await self.rooms.JoinRoom(request, metadata=auth(self.token))
+        request = matchmaking_pb2.JoinRoomRequest(code=code)
+        return (await self.rooms.JoinRoom(request, metadata=auth(self.token))).room
 
     async def start(self, code: str) -> matchmaking_pb2.Room:
-        request = matchmaking_pb2.RoomRequest(code=code)
-        return await self.rooms.StartRoom(request, metadata=auth(self.token))
+        request = matchmaking_pb2.StartRoomRequest(code=code)
+        return (await self.rooms.StartRoom(request, metadata=auth(self.token))).room
 
     def follow(self, code: str) -> grpc.aio.UnaryStreamCall:  # type: ignore[type-arg]
-        request = matchmaking_pb2.RoomRequest(code=code)
+        request = matchmaking_pb2.FollowRoomRequest(code=code)
         return self.rooms.FollowRoom(request, metadata=auth(self.token), timeout=10)
 
     async def get(self, code: str) -> matchmaking_pb2.Room:
-        request = matchmaking_pb2.RoomRequest(code=code)
-        return await self.rooms.GetRoom(request, metadata=auth(self.token))
+        request = matchmaking_pb2.GetRoomRequest(code=code)
+        return (await self.rooms.GetRoom(request, metadata=auth(self.token))).room
 
     def player(self, room: matchmaking_pb2.Room, engine: str) -> Client:
         """An engine client for the room's current match, with the seat token the room gave."""
@@ -126,7 +128,8 @@ async def test_a_room_plays_two_matches_with_a_rejoin_and_keeps_the_tally(
     players = [host.player(started, engine_address), guest.player(guest_view, engine_address)]
     await play_to_the_end(first_match, players, random.Random(1))
 
-    async for second in updates:
+    async for message in updates:
+        second = message.room
         if second.matches_started == 2 and second.status == "playing":
             break
     updates.cancel()
@@ -171,10 +174,12 @@ async def test_a_room_starts_by_itself_when_its_last_seat_is_taken(
     joined = await guest.join(room.code)
     assert joined.status == "playing" and joined.match_id and joined.seat_token
     async with grpc.aio.insecure_channel(f"127.0.0.1:{engine.port}") as channel:
-        info = await engine_pb2_grpc.EngineStub(channel).GetMatch(
-            engine_pb2.GetMatchRequest(match_id=joined.match_id),
-            metadata=auth(joined.seat_token),
-        )
+        info = (
+            await engine_pb2_grpc.EngineServiceStub(channel).GetMatch(
+                engine_pb2.GetMatchRequest(match_id=joined.match_id),
+                metadata=auth(joined.seat_token),
+            )
+        ).match
     assert [s.player_id for s in info.seat_info] == [host.player_id, guest.player_id]
     assert info.status == "playing"
     with pytest.raises(grpc.aio.AioRpcError) as refused:
@@ -192,9 +197,11 @@ async def test_a_room_starts_by_itself_when_its_last_seat_is_taken(
 
 async def engine_match(address: str, seat_token: str) -> engine_pb2.MatchInfo:
     async with grpc.aio.insecure_channel(address) as channel:
-        return await engine_pb2_grpc.EngineStub(channel).GetMatch(
-            engine_pb2.GetMatchRequest(), metadata=auth(seat_token)
-        )
+        return (
+            await engine_pb2_grpc.EngineServiceStub(channel).GetMatch(
+                engine_pb2.GetMatchRequest(), metadata=auth(seat_token)
+            )
+        ).match
 
 
 async def test_a_start_stalled_by_a_dead_replica_is_finished_by_another(

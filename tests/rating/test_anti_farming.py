@@ -22,12 +22,12 @@ from tests.support.polling import eventually
 @pytest.fixture
 async def stub(rating):
     async with grpc.aio.insecure_channel(f"127.0.0.1:{rating.port}") as channel:
-        yield rating_pb2_grpc.RatingStub(channel)
+        yield rating_pb2_grpc.RatingServiceStub(channel)
 
 
 async def ordinal_after(stub, player_id: str, played: int) -> float:
     async def probe():
-        profile = await stub.GetProfile(rating_pb2.GetProfileRequest(player_id=player_id))
+        profile = (await stub.GetProfile(rating_pb2.GetProfileRequest(player_id=player_id))).profile
         if profile.matches_played < played:
             return None
         return profile.ratings[0].skill.ordinal

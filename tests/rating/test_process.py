@@ -109,15 +109,17 @@ async def test_the_service_process_applies_serves_exposes_metrics_and_stops_on_s
         log = tmp_path / "rating.log"
         process = spawn_rating(port, metrics_port, server.url, log)
         try:
-            await until_serving(process, f"127.0.0.1:{port}", log, "maumau.v1.Rating")
+            await until_serving(process, f"127.0.0.1:{port}", log, "maumau.v1.RatingService")
             async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-                stub = rating_pb2_grpc.RatingStub(channel)
+                stub = rating_pb2_grpc.RatingServiceStub(channel)
 
                 async def strong_bot():
                     try:
-                        found = await stub.GetProfile(
-                            rating_pb2.GetProfileRequest(player_id="bot:strong")
-                        )
+                        found = (
+                            await stub.GetProfile(
+                                rating_pb2.GetProfileRequest(player_id="bot:strong")
+                            )
+                        ).profile
                     except grpc.aio.AioRpcError:
                         return None
                     return found if found.matches_played == expected else None

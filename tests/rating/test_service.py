@@ -25,7 +25,7 @@ DAY = 86400.0
 @pytest.fixture
 async def stub(rating):
     async with grpc.aio.insecure_channel(f"127.0.0.1:{rating.port}") as channel:
-        yield rating_pb2_grpc.RatingStub(channel)
+        yield rating_pb2_grpc.RatingServiceStub(channel)
 
 
 async def profile_after(stub, player_id: str, played: int) -> rating_pb2.Profile:
@@ -33,7 +33,9 @@ async def profile_after(stub, player_id: str, played: int) -> rating_pb2.Profile
 
     async def probe():
         try:
-            found = await stub.GetProfile(rating_pb2.GetProfileRequest(player_id=player_id))
+            found = (
+                await stub.GetProfile(rating_pb2.GetProfileRequest(player_id=player_id))
+            ).profile
         except grpc.aio.AioRpcError as error:
             if error.code() != grpc.StatusCode.NOT_FOUND:
                 raise
@@ -101,11 +103,11 @@ async def test_a_profile_shows_name_xp_level_counts_ratings_and_recent_matches(
     assert oldest.seats[2].player_id == "bot:strong" and oldest.seats[2].bot
     assert middle.seats[middle.seat].after == rating_pb2.Skill()
 
-    history = await stub.History(rating_pb2.HistoryRequest(player_id=ada, offset=1, limit=5))
+    history = (await stub.History(rating_pb2.HistoryRequest(player_id=ada, offset=1, limit=5))).page
     assert history.total == 3
     assert [m.match_id for m in history.matches] == [middle.match_id, oldest.match_id]
 
-    strong = await stub.GetProfile(rating_pb2.GetProfileRequest(player_id="bot:strong"))
+    strong = (await stub.GetProfile(rating_pb2.GetProfileRequest(player_id="bot:strong"))).profile
     assert (strong.name, strong.bot, strong.xp, strong.matches_played) == (
         "strong bot",
         True,
@@ -159,9 +161,11 @@ async def test_leaderboard_is_ordered_by_conservative_rating_and_around_me_pages
     page around a player holds `radius` places above and below (fewer at either end)."""
     await publish(client, stream, synthetic_results(400, seed=11, prefix=stream))
     await eventually(lambda: applied_count(client, stream), 15, "the 400 results applied")
-    board = await stub.Leaderboard(
-        rating_pb2.LeaderboardRequest(preset="classic", season="2025", limit=100)
-    )
+    board = (
+        await stub.Leaderboard(
+            rating_pb2.LeaderboardRequest(preset="classic", season="2025", limit=100)
+        )
+    ).page
     entries = board.entries
     assert (board.preset, board.season) == ("classic", "2025")
     assert 10 < board.total == len(entries) < 100
@@ -174,7 +178,9 @@ async def test_leaderboard_is_ordered_by_conservative_rating_and_around_me_pages
     for entry in entries[:5]:
         if not entry.bot:  # the synthetic players, registered
             await client.hset(f"player:{{{entry.player_id}}}", mapping={"name": "synthetic"})
-        profile = await stub.GetProfile(rating_pb2.GetProfileRequest(player_id=entry.player_id))
+        profile = (
+            await stub.GetProfile(rating_pb2.GetProfileRequest(player_id=entry.player_id))
+        ).profile
         [ladder] = [r for r in profile.ratings if (r.preset, r.season) == ("classic", "2025")]
         assert (ladder.rank, ladder.skill) == (entry.rank, entry.skill)
         assert (ladder.matches_played, ladder.matches_won) == (
@@ -182,17 +188,20 @@ async def test_leaderboard_is_ordered_by_conservative_rating_and_around_me_pages
             entry.matches_won,
         )
 
-    page = await stub.Leaderboard(
-        rating_pb2.LeaderboardRequest(preset="classic", season="2025", offset=5, limit=5)
-    )
+    page = (
+        await stub.Leaderboard(
+            rating_pb2.LeaderboardRequest(preset="classic", season="2025", offset=5, limit=5)
+        )
+    ).page
     assert list(page.entries) == list(entries[5:10])
 
-    def around(player_id: str, radius: int):
-        return stub.Around(
+    async def around(player_id: str, radius: int):
+        reply = await stub.Around(
             rating_pb2.AroundRequest(
                 player_id=player_id, preset="classic", season="2025", radius=radius
             )
         )
+        return reply.page
 
     middle = await around(entries[9].player_id, 3)
     assert list(middle.entries) == list(entries[6:13])
@@ -202,7 +211,9 @@ async def test_leaderboard_is_ordered_by_conservative_rating_and_around_me_pages
     assert [e.rank for e in bottom.entries] == [board.total - 2, board.total - 1, board.total]
     assert (await around(entries[4].player_id, 0)).entries[4].rank == 5  # 0 means 5
 
-    old = await stub.Leaderboard(rating_pb2.LeaderboardRequest(preset="classic", season="2024"))
+    old = (
+        await stub.Leaderboard(rating_pb2.LeaderboardRequest(preset="classic", season="2024"))
+    ).page
     assert old.total > 0 and len(old.entries) == 10, "past seasons stay readable"
 
 
@@ -260,20 +271,22 @@ async def test_bad_input_is_refused_with_the_right_status(stub, call, request_me
 
 
 async def test_an_empty_ladder_is_an_empty_page(stub):
-    page = await stub.Leaderboard(rating_pb2.LeaderboardRequest(preset="online", season="1999"))
+    page = (
+        await stub.Leaderboard(rating_pb2.LeaderboardRequest(preset="online", season="1999"))
+    ).page
     assert (page.total, list(page.entries), page.season) == (0, [], "1999")
 
 
 async def test_health_and_reflection(rating):
     async with grpc.aio.insecure_channel(f"127.0.0.1:{rating.port}") as channel:
         health = health_pb2_grpc.HealthStub(channel)
-        reply = await health.Check(health_pb2.HealthCheckRequest(service="maumau.v1.Rating"))
+        reply = await health.Check(health_pb2.HealthCheckRequest(service="maumau.v1.RatingService"))
         assert reply.status == health_pb2.HealthCheckResponse.SERVING
         reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
         request = reflection_pb2.ServerReflectionRequest(list_services="")
         async for answer in reflection.ServerReflectionInfo(iter([request])):
             names = {s.name for s in answer.list_services_response.service}
-            assert "maumau.v1.Rating" in names
+            assert "maumau.v1.RatingService" in names
             break
 
 

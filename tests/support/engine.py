@@ -87,13 +87,13 @@ class Client:
     seats: dict[str, int] = field(default_factory=dict)
 
     @property
-    def engine(self) -> engine_pb2_grpc.EngineStub:
-        return engine_pb2_grpc.EngineStub(self.channel)
+    def engine(self) -> engine_pb2_grpc.EngineServiceStub:
+        return engine_pb2_grpc.EngineServiceStub(self.channel)
 
     @classmethod
     async def register(cls, address: str, name: str) -> Client:
         channel = grpc.aio.insecure_channel(address)
-        reply = await players_pb2_grpc.PlayersStub(channel).Register(
+        reply = await players_pb2_grpc.PlayersServiceStub(channel).Register(
             players_pb2.RegisterRequest(name=name)
         )
         return cls(channel, reply.player_id, reply.player_token)
@@ -120,9 +120,13 @@ class Client:
         return reply.seat
 
     async def view(self, match_id: str) -> game_pb2.View:
-        return await self.engine.GetView(
-            engine_pb2.GetViewRequest(match_id=match_id), metadata=auth(self.seat_tokens[match_id])
-        )
+        reply = (
+            await self.engine.GetView(
+                engine_pb2.GetViewRequest(match_id=match_id),
+                metadata=auth(self.seat_tokens[match_id]),
+            )
+        ).view
+        return reply
 
     async def act(
         self, match_id: str, action: game_pb2.Action | str, request_id: str | None = None
@@ -231,13 +235,13 @@ def kinds(events: Iterable[game_pb2.Event]) -> list[str]:
 
 async def follow(
     address: str, token: str, match_id: str, timeout: float, after: str = ""
-) -> list[engine_pb2.MatchEvent]:
+) -> list[engine_pb2.FollowResponse]:
     """Follow a match until its seed is revealed, reconnecting from the last event seen when the
     stream breaks (a replica or Redis went away), as a real client does."""
-    seen: list[engine_pb2.MatchEvent] = []
+    seen: list[engine_pb2.FollowResponse] = []
     deadline = time.monotonic() + timeout
     async with grpc.aio.insecure_channel(address) as channel:
-        stub = engine_pb2_grpc.EngineStub(channel)
+        stub = engine_pb2_grpc.EngineServiceStub(channel)
         while time.monotonic() < deadline:
             position = seen[-1].id if seen else after
             try:
@@ -290,8 +294,8 @@ class Follower:
     def __init__(
         self, channel: grpc.aio.Channel, token: str, match_id: str = "", after: str = ""
     ) -> None:
-        self.queue: asyncio.Queue[engine_pb2.MatchEvent | None] = asyncio.Queue()
-        self.call = engine_pb2_grpc.EngineStub(channel).Follow(
+        self.queue: asyncio.Queue[engine_pb2.FollowResponse | None] = asyncio.Queue()
+        self.call = engine_pb2_grpc.EngineServiceStub(channel).Follow(
             engine_pb2.FollowRequest(match_id=match_id, after_event_id=after),
             metadata=auth(token),
         )
@@ -311,11 +315,11 @@ class Follower:
         finally:
             await self.queue.put(None)
 
-    async def next(self, timeout: float = 5.0) -> engine_pb2.MatchEvent | None:
+    async def next(self, timeout: float = 5.0) -> engine_pb2.FollowResponse | None:
         """The next event, or None once the stream is over."""
         return await asyncio.wait_for(self.queue.get(), timeout)
 
-    async def take(self, count: int, timeout: float = 5.0) -> list[engine_pb2.MatchEvent]:
+    async def take(self, count: int, timeout: float = 5.0) -> list[engine_pb2.FollowResponse]:
         events = []
         for _ in range(count):
             event = await self.next(timeout)
@@ -323,7 +327,7 @@ class Follower:
             events.append(event)
         return events
 
-    async def rest(self, timeout: float = 10.0) -> list[engine_pb2.MatchEvent]:
+    async def rest(self, timeout: float = 10.0) -> list[engine_pb2.FollowResponse]:
         """Every event until the server ends the stream."""
         events = []
         while (event := await self.next(timeout)) is not None:
@@ -374,9 +378,12 @@ def service_token(secret: bytes) -> str:
 
 
 async def start_match(client: Client, match_id: str) -> engine_pb2.MatchInfo:
-    return await client.engine.StartMatch(
-        engine_pb2.StartMatchRequest(match_id=match_id), metadata=auth(client.token)
-    )
+    reply = (
+        await client.engine.StartMatch(
+            engine_pb2.StartMatchRequest(match_id=match_id), metadata=auth(client.token)
+        )
+    ).match
+    return reply
 
 
 async def seated_table(

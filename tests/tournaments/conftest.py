@@ -57,7 +57,7 @@ async def replicas(
 @pytest.fixture
 async def stub(
     replicas: StartTournaments,
-) -> AsyncIterator[tournaments_pb2_grpc.TournamentsStub]:
+) -> AsyncIterator[tournaments_pb2_grpc.TournamentsServiceStub]:
     app = await replicas()
     async with grpc.aio.insecure_channel(f"127.0.0.1:{app.port}") as channel:
-        yield tournaments_pb2_grpc.TournamentsStub(channel)
+        yield tournaments_pb2_grpc.TournamentsServiceStub(channel)

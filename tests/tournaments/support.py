@@ -97,7 +97,7 @@ class Played:
 
 
 async def enter_bots_and_start(
-    stub: tournaments_pb2_grpc.TournamentsStub,
+    stub: tournaments_pb2_grpc.TournamentsServiceStub,
     tournament_id: str,
     organizer: str,
     names: list[str],
@@ -105,7 +105,7 @@ async def enter_bots_and_start(
 ) -> None:
     """Register a bot entrant of ``level`` per name, then start the tournament."""
     for name in names:
-        await stub.Register(
+        await stub.RegisterEntrant(
             pb.RegisterEntrantRequest(tournament_id=tournament_id, bot_name=name, bot_level=level),
             metadata=player(organizer),
         )
@@ -115,7 +115,7 @@ async def enter_bots_and_start(
 
 
 async def follow(
-    stub: tournaments_pb2_grpc.TournamentsStub, tournament_id: str, timeout: float = 240
+    stub: tournaments_pb2_grpc.TournamentsServiceStub, tournament_id: str, timeout: float = 240
 ) -> Played:
     """Every event of the tournament until its final ranking (resuming after a dropped stream)."""
     played = Played()
@@ -123,10 +123,11 @@ async def follow(
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            async for event in stub.Follow(
+            async for message in stub.FollowTournament(
                 pb.FollowTournamentRequest(tournament_id=tournament_id, after_event_id=after),
                 timeout=deadline - time.monotonic(),
             ):
+                event = message.event
                 after = event.id
                 played.events.append(event)
                 kind = event.WhichOneof("kind")
@@ -147,7 +148,7 @@ async def follow(
 async def engine_rounds(engine_address: str, played: Played) -> None:
     """Read each block match's rounds from the engine itself, as a spectator."""
     async with grpc.aio.insecure_channel(engine_address) as channel:
-        stub = engine_pb2_grpc.EngineStub(channel)
+        stub = engine_pb2_grpc.EngineServiceStub(channel)
         for match_id in played.block_matches.values():
             rounds = []
             async for item in stub.Follow(

@@ -48,22 +48,23 @@ async def refused(
 
 
 async def test_bad_calls_are_refused_and_change_nothing(
-    stub: tournaments_pb2_grpc.TournamentsStub, redis_client: redis.asyncio.Redis
+    stub: tournaments_pb2_grpc.TournamentsServiceStub, redis_client: redis.asyncio.Redis
 ) -> None:
     organizer = player(ORGANIZER)
     create = stub.CreateTournament
-    tournament = await create(
+    created = await create(
         pb.CreateTournamentRequest(name="Club night", min_entrants=3), metadata=organizer
     )
+    tournament = created.tournament
     tid = tournament.tournament_id
-    await stub.Register(pb.RegisterEntrantRequest(tournament_id=tid), metadata=player("ann"))
+    await stub.RegisterEntrant(pb.RegisterEntrantRequest(tournament_id=tid), metadata=player("ann"))
 
     invalid = grpc.StatusCode.INVALID_ARGUMENT
     precondition = grpc.StatusCode.FAILED_PRECONDITION
     cases: list[tuple[Callable[[], Awaitable[object]], grpc.StatusCode, str]] = [
         # An unknown tournament.
         (
-            lambda: stub.Register(
+            lambda: stub.RegisterEntrant(
                 pb.RegisterEntrantRequest(tournament_id="nope"), metadata=player("ann")
             ),
             grpc.StatusCode.NOT_FOUND,
@@ -76,7 +77,7 @@ async def test_bad_calls_are_refused_and_change_nothing(
         ),
         # Registering twice.
         (
-            lambda: stub.Register(
+            lambda: stub.RegisterEntrant(
                 pb.RegisterEntrantRequest(tournament_id=tid), metadata=player("ann")
             ),
             precondition,
@@ -98,7 +99,7 @@ async def test_bad_calls_are_refused_and_change_nothing(
             "only the organizer",
         ),
         (
-            lambda: stub.Register(
+            lambda: stub.RegisterEntrant(
                 pb.RegisterEntrantRequest(tournament_id=tid, bot_name="Robo"),
                 metadata=player("ann"),
             ),
@@ -107,7 +108,7 @@ async def test_bad_calls_are_refused_and_change_nothing(
         ),
         # No token.
         (
-            lambda: stub.Register(pb.RegisterEntrantRequest(tournament_id=tid)),
+            lambda: stub.RegisterEntrant(pb.RegisterEntrantRequest(tournament_id=tid)),
             grpc.StatusCode.UNAUTHENTICATED,
             "no token",
         ),
@@ -174,7 +175,7 @@ async def test_bad_calls_are_refused_and_change_nothing(
             "status must be one of",
         ),
         (
-            lambda: stub.Follow(
+            lambda: stub.FollowTournament(
                 pb.FollowTournamentRequest(tournament_id=tid, after_event_id="x")
             ).read(),
             invalid,
@@ -186,16 +187,18 @@ async def test_bad_calls_are_refused_and_change_nothing(
 
 
 async def test_no_registration_after_the_start(
-    stub: tournaments_pb2_grpc.TournamentsStub, redis_client: redis.asyncio.Redis
+    stub: tournaments_pb2_grpc.TournamentsServiceStub, redis_client: redis.asyncio.Redis
 ) -> None:
     organizer = player(ORGANIZER)
-    tournament = await stub.CreateTournament(
-        pb.CreateTournamentRequest(name="Closed", rounds=1, change_every=1, turn_seconds=0),
-        metadata=organizer,
-    )
+    tournament = (
+        await stub.CreateTournament(
+            pb.CreateTournamentRequest(name="Closed", rounds=1, change_every=1, turn_seconds=0),
+            metadata=organizer,
+        )
+    ).tournament
     tid = tournament.tournament_id
     for name in ("A", "B"):
-        await stub.Register(
+        await stub.RegisterEntrant(
             pb.RegisterEntrantRequest(tournament_id=tid, bot_name=name), metadata=organizer
         )
     await stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid), metadata=organizer)
@@ -203,7 +206,7 @@ async def test_no_registration_after_the_start(
     await settled(redis_client, tid)
     await refused(
         redis_client,
-        lambda: stub.Register(
+        lambda: stub.RegisterEntrant(
             pb.RegisterEntrantRequest(tournament_id=tid), metadata=player("late")
         ),
         grpc.StatusCode.FAILED_PRECONDITION,
@@ -216,7 +219,7 @@ async def test_an_organizer_has_a_quota_of_open_tournaments(
 ) -> None:
     app = await replicas(max_per_organizer=2)
     async with grpc.aio.insecure_channel(f"127.0.0.1:{app.port}") as channel:
-        stub = tournaments_pb2_grpc.TournamentsStub(channel)
+        stub = tournaments_pb2_grpc.TournamentsServiceStub(channel)
         organizer = player("busy organizer")
         for name in ("one", "two"):
             await stub.CreateTournament(pb.CreateTournamentRequest(name=name), metadata=organizer)

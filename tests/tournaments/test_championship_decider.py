@@ -46,8 +46,8 @@ def counted(year: int) -> Tournament:
     return Tournament(f"cup-{year}", config, 0.0, "seed", status="finished", year=year)
 
 
-async def table(stub: tournaments_pb2_grpc.TournamentsStub) -> dict[str, pb.ChampionshipRow]:
-    reply = await stub.GetChampionship(pb.GetChampionshipRequest(year=YEAR))
+async def table(stub: tournaments_pb2_grpc.TournamentsServiceStub) -> dict[str, pb.ChampionshipRow]:
+    reply = (await stub.GetChampionship(pb.GetChampionshipRequest(year=YEAR))).championship
     return {row.player: row for row in reply.rows}
 
 
@@ -67,7 +67,7 @@ async def test_a_tie_for_the_podium_is_played_out_once_the_year_is_over(
     clock.offset = ranking.year_over_at(YEAR, ZONE) - 3600 - clock()
     first = await replicas(championship_decider_start_seconds=0)
     async with grpc.aio.insecure_channel(f"127.0.0.1:{first.port}") as channel:
-        stub = tournaments_pb2_grpc.TournamentsStub(channel)
+        stub = tournaments_pb2_grpc.TournamentsServiceStub(channel)
         before = await table(stub)
         assert [(before[p].place, before[p].tied) for p in ("bot:Ann", "bot:Ben")] == [
             (2, True)
@@ -84,7 +84,9 @@ async def test_a_tie_for_the_podium_is_played_out_once_the_year_is_over(
             await asyncio.sleep(0.05)
         else:
             raise AssertionError("no deciding tournament was scheduled")
-        scheduled = await stub.GetTournament(pb.GetTournamentRequest(tournament_id=decider))
+        scheduled = (
+            await stub.GetTournament(pb.GetTournamentRequest(tournament_id=decider))
+        ).tournament
         assert scheduled.decides_championship == YEAR and not scheduled.ranked
         assert [e.entrant_id for e in scheduled.entrants] == ["bot:Ann", "bot:Ben"]
         assert scheduled.start_at == ranking.year_over_at(YEAR, ZONE)

@@ -13,12 +13,14 @@ from tests.tournaments.support import player
 
 
 async def test_the_terminal_client_lists_tournaments(
-    stub: tournaments_pb2_grpc.TournamentsStub,
+    stub: tournaments_pb2_grpc.TournamentsServiceStub,
     replicas,  # type: ignore[no-untyped-def]
 ) -> None:
-    created = await stub.CreateTournament(
-        pb.CreateTournamentRequest(name="Harbour cup"), metadata=player("cli-organizer")
-    )
+    created = (
+        await stub.CreateTournament(
+            pb.CreateTournamentRequest(name="Harbour cup"), metadata=player("cli-organizer")
+        )
+    ).tournament
     app: TournamentsApp = await replicas()
     out = io.StringIO()
     assert await list_tournaments(f"127.0.0.1:{app.port}", Texts("en"), out) == 0

@@ -76,10 +76,13 @@ async def test_a_replica_killed_mid_block_leaves_the_tournament_to_the_other(
     try:
         await serving(ports[0])
         async with grpc.aio.insecure_channel(f"127.0.0.1:{ports[0]}") as channel:
-            stub = tournaments_pb2_grpc.TournamentsStub(channel)
+            stub = tournaments_pb2_grpc.TournamentsServiceStub(channel)
             tournament_id = await bot_tournament(stub, "Storm cup")
             # Wait until the second block is being played: rounds of block 1 are coming in.
-            async for event in stub.Follow(pb.FollowTournamentRequest(tournament_id=tournament_id)):
+            async for message in stub.FollowTournament(
+                pb.FollowTournamentRequest(tournament_id=tournament_id)
+            ):
+                event = message.event
                 r = event.round_result
                 if event.HasField("round_result") and r.block == 1 and r.round == 2:
                     break
@@ -88,9 +91,11 @@ async def test_a_replica_killed_mid_block_leaves_the_tournament_to_the_other(
         first.send_signal(signal.SIGKILL)
         first.wait()
         async with grpc.aio.insecure_channel(f"127.0.0.1:{ports[1]}") as channel:
-            stub = tournaments_pb2_grpc.TournamentsStub(channel)
+            stub = tournaments_pb2_grpc.TournamentsServiceStub(channel)
             played = await follow(stub, tournament_id)
-            standings = await stub.GetStandings(pb.GetStandingsRequest(tournament_id=tournament_id))
+            standings = (
+                await stub.GetStandings(pb.GetStandingsRequest(tournament_id=tournament_id))
+            ).standings
             assert played.final() == standings
             await check_played(played, standings, engine_address)
     finally:
@@ -116,7 +121,7 @@ async def test_a_creation_cut_short_by_a_dying_replica_is_repeated_into_the_same
     first = await replicas(hooks=Hooks(after_create=die_after_creating))
     async with grpc.aio.insecure_channel(f"127.0.0.1:{first.port}") as channel:
         tournament_id = await bot_tournament(
-            tournaments_pb2_grpc.TournamentsStub(channel), "Cut short", entrants=4
+            tournaments_pb2_grpc.TournamentsServiceStub(channel), "Cut short", entrants=4
         )
 
         async def made() -> bool:
@@ -127,9 +132,11 @@ async def test_a_creation_cut_short_by_a_dying_replica_is_repeated_into_the_same
     takeovers = REGISTRY.get_sample_value("tournaments_match_takeovers_total") or 0.0
     second = await replicas()
     async with grpc.aio.insecure_channel(f"127.0.0.1:{second.port}") as channel:
-        stub = tournaments_pb2_grpc.TournamentsStub(channel)
+        stub = tournaments_pb2_grpc.TournamentsServiceStub(channel)
         played = await follow(stub, tournament_id)
-        standings = await stub.GetStandings(pb.GetStandingsRequest(tournament_id=tournament_id))
+        standings = (
+            await stub.GetStandings(pb.GetStandingsRequest(tournament_id=tournament_id))
+        ).standings
     started = [e.block_started for e in played.events if e.HasField("block_started")]
     assert started[0].match_id == created[0]
     assert len({s.match_id for s in started}) == len(started) == 4  # 4 blocks of one table

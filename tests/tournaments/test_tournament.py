@@ -29,13 +29,15 @@ ORGANIZER = "organizer-1"
 
 
 async def bot_tournament(
-    stub: tournaments_pb2_grpc.TournamentsStub, name: str, entrants: int = 24
+    stub: tournaments_pb2_grpc.TournamentsServiceStub, name: str, entrants: int = 24
 ) -> str:
     """Create a ranked tournament of named bot entrants and start it."""
-    created = await stub.CreateTournament(
-        pb.CreateTournamentRequest(name=name, ranked=True, turn_seconds=0),
-        metadata=player(ORGANIZER),
-    )
+    created = (
+        await stub.CreateTournament(
+            pb.CreateTournamentRequest(name=name, ranked=True, turn_seconds=0),
+            metadata=player(ORGANIZER),
+        )
+    ).tournament
     tournament_id = created.tournament_id
     assert (created.rounds, created.change_every, created.max_per_table) == (20, 5, 8)
     assert created.ruleset == "ostfriesland" and created.status == "registration"
@@ -93,12 +95,12 @@ async def check_played(played: Played, standings: pb.Standings, engine_address: 
 
 
 async def championship(
-    stub: tournaments_pb2_grpc.TournamentsStub, year: int, tournaments: int
+    stub: tournaments_pb2_grpc.TournamentsServiceStub, year: int, tournaments: int
 ) -> pb.Championship:
     """The year's table once every entrant has ``tournaments`` counted (a tournament is added
     to the championship moments after its final ranking)."""
     for _ in range(100):
-        table = await stub.GetChampionship(pb.GetChampionshipRequest(year=year))
+        table = (await stub.GetChampionship(pb.GetChampionshipRequest(year=year))).championship
         if table.rows and all(row.tournaments == tournaments for row in table.rows):
             return table
         await asyncio.sleep(0.1)
@@ -110,17 +112,17 @@ def year_of(moment: float) -> int:
 
 
 async def test_a_tournament_of_24_bots_and_the_yearly_championship(
-    stub: tournaments_pb2_grpc.TournamentsStub,
+    stub: tournaments_pb2_grpc.TournamentsServiceStub,
     engine_address: str,
     redis_client: redis.asyncio.Redis,
     clock: Clock,
 ) -> None:
     first = await bot_tournament(stub, "Spring cup")
     played = await follow(stub, first)
-    standings = await stub.GetStandings(pb.GetStandingsRequest(tournament_id=first))
+    standings = (await stub.GetStandings(pb.GetStandingsRequest(tournament_id=first))).standings
     assert played.final() == standings
     await check_played(played, standings, engine_address)
-    tournament = await stub.GetTournament(pb.GetTournamentRequest(tournament_id=first))
+    tournament = (await stub.GetTournament(pb.GetTournamentRequest(tournament_id=first))).tournament
     year = tournament.championship_year
     assert tournament.status == "finished" and year == year_of(tournament.finished_at)
 
@@ -138,7 +140,9 @@ async def test_a_tournament_of_24_bots_and_the_yearly_championship(
     assert {row.player: row.points for row in champions.rows} == earned
     points = [row.points for row in champions.rows]
     assert points == sorted(points, reverse=True)
-    history = await stub.GetPlayerTournaments(pb.GetPlayerTournamentsRequest(player="bot:B00"))
+    history = (
+        await stub.GetPlayerTournaments(pb.GetPlayerTournamentsRequest(player="bot:B00"))
+    ).tournaments
     assert [h.tournament_id for h in history.tournaments] == [second, first]
 
     # One finished in the next calendar year (Berlin time) starts a new championship.
@@ -152,5 +156,5 @@ async def test_a_tournament_of_24_bots_and_the_yearly_championship(
     assert {row.player: row.points for row in next_year.rows} == {
         row.entrant_id: row.championship_points for row in final.rows
     }
-    unchanged = await stub.GetChampionship(pb.GetChampionshipRequest(year=year))
+    unchanged = (await stub.GetChampionship(pb.GetChampionshipRequest(year=year))).championship
     assert {row.player: row.points for row in unchanged.rows} == earned

@@ -29,7 +29,7 @@ async def fetch_tips(
     None when tips are not available."""
     try:
         async with grpc.aio.insecure_channel(address) as channel:
-            stub: Any = bots_pb2_grpc.BotsStub(channel)
+            stub: Any = bots_pb2_grpc.BotsServiceStub(channel)
             reply = await stub.Hint(
                 bots_pb2.HintRequest(view=view, lang=lang),
                 timeout=timeout,

@@ -1,4 +1,4 @@
-"""A bot of your own for the platform: a gRPC server of ``maumau.v1.Bots`` (protos/maumau/v1/
+"""A bot of your own for the platform: a gRPC server of ``maumau.v1.BotsService`` (protos/maumau/v1/
 bots.proto) that the engine asks whenever a bot seat of your level is to move.
 
 Start it, then start the platform with the engine pointed at it for one level::
@@ -50,7 +50,7 @@ def score(view: View, action: Action) -> tuple[float, str]:
     return 5, "take what is due"
 
 
-class MyBot(bots_pb2_grpc.BotsServicer):
+class MyBot(bots_pb2_grpc.BotsServiceServicer):
     """Stateless: each answer depends on the request alone. ``decisions`` counts them."""
 
     def __init__(self) -> None:
@@ -81,10 +81,10 @@ class MyBot(bots_pb2_grpc.BotsServicer):
 
 async def serve(port: int, host: str = "127.0.0.1") -> None:
     server = grpc.aio.server()
-    bots_pb2_grpc.add_BotsServicer_to_server(MyBot(), server)
+    bots_pb2_grpc.add_BotsServiceServicer_to_server(MyBot(), server)
     bound = server.add_insecure_port(f"{host}:{port}")
     await server.start()
-    print(f"my bot serves maumau.v1.Bots on {host}:{bound}", flush=True)
+    print(f"my bot serves maumau.v1.BotsService on {host}:{bound}", flush=True)
     stop = asyncio.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         asyncio.get_running_loop().add_signal_handler(signum, stop.set)

@@ -115,8 +115,8 @@ class RetryPolicy:
 
 def _stubs(channel: grpc.aio.Channel) -> tuple[Any, Any]:
     """The Engine and Players stubs of a channel (the generated stubs carry no types)."""
-    engine = engine_pb2_grpc.EngineStub(channel)
-    players = players_pb2_grpc.PlayersStub(channel)
+    engine = engine_pb2_grpc.EngineServiceStub(channel)
+    players = players_pb2_grpc.PlayersServiceStub(channel)
     return engine, players
 
 
@@ -226,12 +226,12 @@ class Platform:
     @property
     def _matchmaking(self) -> Any:
         channel = self._channel_to(self.matchmaking_address)
-        return matchmaking_pb2_grpc.MatchmakingStub(channel)
+        return matchmaking_pb2_grpc.MatchmakingServiceStub(channel)
 
     @property
     def _rating(self) -> Any:
         channel = self._channel_to(self.rating_address)
-        return rating_pb2_grpc.RatingStub(channel)
+        return rating_pb2_grpc.RatingServiceStub(channel)
 
     async def __aenter__(self) -> Platform:
         try:
@@ -305,7 +305,7 @@ class Platform:
             ),
             safe=True,
         )
-        return str(reply.name)
+        return str(reply.player.name)
 
     # ------------------------------------------------------------------ tips
 
@@ -314,7 +314,7 @@ class Platform:
         each with its reasons (render them with ``hint.text(lang)``; ``lang`` also asks the
         service for ready-made text in ``hint.server_text``). ``token`` is yours: a player
         token (``player.token``) or the seat token of the view (``seat.token``)."""
-        stub = bots_pb2_grpc.BotsStub(self._channel_to(self.bots_address))
+        stub = bots_pb2_grpc.BotsServiceStub(self._channel_to(self.bots_address))
         reply = await self._call(
             lambda: stub.Hint(
                 bots_pb2.HintRequest(view=view.pb, lang=lang),
@@ -344,7 +344,7 @@ class Platform:
         request = rating_pb2.LeaderboardRequest(
             preset=preset, season=season, offset=offset, limit=limit
         )
-        return Leaderboard.from_pb(await self._read("Leaderboard", request))
+        return Leaderboard.from_pb((await self._read("Leaderboard", request)).page)
 
     async def around(
         self, player_id: str, preset: str = "classic", *, season: str = "", radius: int = 5
@@ -353,17 +353,17 @@ class Platform:
         request = rating_pb2.AroundRequest(
             player_id=player_id, preset=preset, season=season, radius=radius
         )
-        return Leaderboard.from_pb(await self._read("Around", request))
+        return Leaderboard.from_pb((await self._read("Around", request)).page)
 
     async def profile(self, player_id: str, *, recent: int = 10) -> Profile:
         """A player's profile (or a bot level's, "bot:strong"): XP, level, ratings, matches."""
         request = rating_pb2.GetProfileRequest(player_id=player_id, recent=recent)
-        return Profile.from_pb(await self._read("GetProfile", request))
+        return Profile.from_pb((await self._read("GetProfile", request)).profile)
 
     async def history(self, player_id: str, *, offset: int = 0, limit: int = 10) -> History:
         """A player's finished matches, newest first."""
         request = rating_pb2.HistoryRequest(player_id=player_id, offset=offset, limit=limit)
-        return History.from_pb(await self._read("History", request))
+        return History.from_pb((await self._read("History", request)).page)
 
     # ------------------------------------------------------------------ calls
 
@@ -433,8 +433,8 @@ class Player:
             ),
             safe=True,
         )
-        self.token = reply.player_token
-        return int(reply.expires_at)
+        self.token = reply.token.player_token
+        return int(reply.token.expires_at)
 
     async def create_match(
         self,
@@ -520,7 +520,7 @@ class Player:
             ),
             safe=False,
         )
-        return MatchInfo.from_pb(reply)
+        return MatchInfo.from_pb(reply.match)
 
     async def match(self, match_id: str) -> MatchInfo:
         """The public facts of any match."""
@@ -533,7 +533,7 @@ class Player:
             ),
             safe=True,
         )
-        return MatchInfo.from_pb(reply)
+        return MatchInfo.from_pb(reply.match)
 
     async def matches(self, limit: int = 20) -> list[MatchInfo]:
         """Your matches: those not over first, the latest entered first; then the finished ones,
@@ -601,34 +601,38 @@ class Player:
             request_id=uuid.uuid4().hex,  # so a retry after a lost answer is the same ticket
         )
         reply = await self._matchmaking("Enqueue", request, safe=True)
-        return Ticket(self, TicketState.from_pb(reply))
+        return Ticket(self, TicketState.from_pb(reply.ticket))
 
     async def ticket(self, ticket_id: str = "") -> Ticket:
         """A ticket of yours now; "" for your live (searching) one."""
-        request = matchmaking_pb2.TicketRequest(ticket_id=ticket_id)
+        request = matchmaking_pb2.GetTicketRequest(ticket_id=ticket_id)
         reply = await self._matchmaking("GetTicket", request, safe=True)
-        return Ticket(self, TicketState.from_pb(reply))
+        return Ticket(self, TicketState.from_pb(reply.ticket))
 
     async def invite(self, player_id: str) -> PartyState:
         """Invite a player to your party (a new one you lead, if you are in none)."""
-        request = matchmaking_pb2.InviteRequest(player_id=player_id)
-        return PartyState.from_pb(await self._matchmaking("InviteToParty", request, safe=True))
+        request = matchmaking_pb2.InviteToPartyRequest(player_id=player_id)
+        reply = await self._matchmaking("InviteToParty", request, safe=True)
+        return PartyState.from_pb(reply.party)
 
     async def accept_party(self, party_id: str = "") -> PartyState:
         """Accept an invitation: ``party_id``, or "" for your latest one."""
-        request = matchmaking_pb2.PartyRequest(party_id=party_id)
-        return PartyState.from_pb(await self._matchmaking("AcceptParty", request, safe=True))
+        request = matchmaking_pb2.AcceptPartyRequest(party_id=party_id)
+        reply = await self._matchmaking("AcceptParty", request, safe=True)
+        return PartyState.from_pb(reply.party)
 
     async def leave_party(self, party_id: str = "") -> PartyState:
         """Leave your party (or decline an invitation to ``party_id``); its searching ticket
         is cancelled."""
-        request = matchmaking_pb2.PartyRequest(party_id=party_id)
-        return PartyState.from_pb(await self._matchmaking("LeaveParty", request, safe=True))
+        request = matchmaking_pb2.LeavePartyRequest(party_id=party_id)
+        reply = await self._matchmaking("LeaveParty", request, safe=True)
+        return PartyState.from_pb(reply.party)
 
     async def party(self, party_id: str = "") -> PartyState:
         """Your party now ("" ), or one you are invited to."""
-        request = matchmaking_pb2.PartyRequest(party_id=party_id)
-        return PartyState.from_pb(await self._matchmaking("GetParty", request, safe=True))
+        request = matchmaking_pb2.GetPartyRequest(party_id=party_id)
+        reply = await self._matchmaking("GetParty", request, safe=True)
+        return PartyState.from_pb(reply.party)
 
     async def create_room(
         self,
@@ -648,21 +652,20 @@ class Player:
             bot_level=wire.bot_level_to_pb(bot_level),
             turn_seconds=turn_seconds,
         )
-        return Room(
-            self, RoomState.from_pb(await self._matchmaking("CreateRoom", request, safe=False))
-        )
+        reply = await self._matchmaking("CreateRoom", request, safe=False)
+        return Room(self, RoomState.from_pb(reply.room))
 
     async def join_room(self, code: str) -> Room:
         """Take a seat in a room by its code or link (or get your own seat back)."""
-        request = matchmaking_pb2.RoomRequest(code=code)
-        return Room(
-            self, RoomState.from_pb(await self._matchmaking("JoinRoom", request, safe=True))
-        )
+        request = matchmaking_pb2.JoinRoomRequest(code=code)
+        reply = await self._matchmaking("JoinRoom", request, safe=True)
+        return Room(self, RoomState.from_pb(reply.room))
 
     async def room(self, code: str) -> Room:
         """A room as you see it now."""
-        request = matchmaking_pb2.RoomRequest(code=code)
-        return Room(self, RoomState.from_pb(await self._matchmaking("GetRoom", request, safe=True)))
+        request = matchmaking_pb2.GetRoomRequest(code=code)
+        reply = await self._matchmaking("GetRoom", request, safe=True)
+        return Room(self, RoomState.from_pb(reply.room))
 
     async def seat_at(self, match_id: str, seat: int, token: str) -> Seat:
         """Your seat at a match the matchmaker seated you at, from its seat token."""
@@ -728,24 +731,22 @@ class Ticket:
         return self.state.ticket_id
 
     async def refresh(self) -> TicketState:
-        request = matchmaking_pb2.TicketRequest(ticket_id=self.ticket_id)
-        self.state = TicketState.from_pb(
-            await self.player._matchmaking("GetTicket", request, safe=True)
-        )
+        request = matchmaking_pb2.GetTicketRequest(ticket_id=self.ticket_id)
+        reply = await self.player._matchmaking("GetTicket", request, safe=True)
+        self.state = TicketState.from_pb(reply.ticket)
         return self.state
 
     async def cancel(self) -> TicketState:
         """Take the ticket out of the queue (FAILED_PRECONDITION once it is seated)."""
-        request = matchmaking_pb2.TicketRequest(ticket_id=self.ticket_id)
-        self.state = TicketState.from_pb(
-            await self.player._matchmaking("CancelTicket", request, safe=True)
-        )
+        request = matchmaking_pb2.CancelTicketRequest(ticket_id=self.ticket_id)
+        reply = await self.player._matchmaking("CancelTicket", request, safe=True)
+        self.state = TicketState.from_pb(reply.ticket)
         return self.state
 
     async def follow(self) -> AsyncIterator[TicketState]:
         """The ticket's state now, then every change, until it is seated, cancelled or expired."""
         platform, player = self.player.platform, self.player
-        request = matchmaking_pb2.TicketRequest(ticket_id=self.ticket_id)
+        request = matchmaking_pb2.FollowTicketRequest(ticket_id=self.ticket_id)
         stream = _Following.states(
             platform,
             lambda: platform._matchmaking.FollowTicket(
@@ -754,7 +755,7 @@ class Ticket:
             platform.retry.resume_within,
         )
         async for message in stream:
-            self.state = TicketState.from_pb(message)
+            self.state = TicketState.from_pb(message.ticket)
             yield self.state
             if self.state.final:
                 return
@@ -791,24 +792,22 @@ class Room:
         return self.state.code
 
     async def refresh(self) -> RoomState:
-        request = matchmaking_pb2.RoomRequest(code=self.code)
-        self.state = RoomState.from_pb(
-            await self.player._matchmaking("GetRoom", request, safe=True)
-        )
+        request = matchmaking_pb2.GetRoomRequest(code=self.code)
+        reply = await self.player._matchmaking("GetRoom", request, safe=True)
+        self.state = RoomState.from_pb(reply.room)
         return self.state
 
     async def start(self) -> RoomState:
         """Start the first match (host only): bots of the room's level fill free seats."""
-        request = matchmaking_pb2.RoomRequest(code=self.code)
-        self.state = RoomState.from_pb(
-            await self.player._matchmaking("StartRoom", request, safe=False)
-        )
+        request = matchmaking_pb2.StartRoomRequest(code=self.code)
+        reply = await self.player._matchmaking("StartRoom", request, safe=False)
+        self.state = RoomState.from_pb(reply.room)
         return self.state
 
     async def follow(self) -> AsyncIterator[RoomState]:
         """The room now, then after every change, until you stop iterating."""
         platform, player = self.player.platform, self.player
-        request = matchmaking_pb2.RoomRequest(code=self.code)
+        request = matchmaking_pb2.FollowRoomRequest(code=self.code)
         stream = _Following.states(
             platform,
             lambda: platform._matchmaking.FollowRoom(
@@ -818,7 +817,7 @@ class Room:
         )
         try:
             async for message in stream:
-                self.state = RoomState.from_pb(message)
+                self.state = RoomState.from_pb(message.room)
                 yield self.state
         finally:
             await stream.aclose()
@@ -866,7 +865,7 @@ class _Table:
             ),
             safe=True,
         )
-        view = View.from_pb(reply, self._seat_info)
+        view = View.from_pb(reply.view, self._seat_info)
         self._seat_info = view.seats
         return view
 
@@ -881,7 +880,7 @@ class _Table:
             ),
             safe=True,
         )
-        return MatchInfo.from_pb(reply)
+        return MatchInfo.from_pb(reply.match)
 
     def events(self, after: str = "") -> EventStream:
         """The match's events after the event id ``after`` ("" from the beginning), then live
@@ -972,7 +971,7 @@ class Seat(_Table):
             ),
             safe=False,
         )
-        return MatchInfo.from_pb(reply)
+        return MatchInfo.from_pb(reply.match)
 
     async def start(self) -> MatchInfo:
         """Deal the first round (when the match was created without ``auto_start``)."""

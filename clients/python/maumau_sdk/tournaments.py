@@ -44,7 +44,7 @@ class Tournaments:
         self.address = address
         self.timeout = timeout
         self._channel = grpc.aio.insecure_channel(address)
-        self._stub = tournaments_pb2_grpc.TournamentsStub(self._channel)
+        self._stub = tournaments_pb2_grpc.TournamentsServiceStub(self._channel)
 
     @classmethod
     def connect(
@@ -106,11 +106,12 @@ class Tournaments:
             turn_seconds=turn_seconds,
             bot_level=bot_level,
         )
-        return await self._call(
+        reply = await self._call(
             lambda: self._stub.CreateTournament(
                 request, metadata=self._as(organizer), timeout=self.timeout
             )
         )
+        return reply.tournament
 
     async def register(
         self, player: Player, tournament_id: str, *, bot_name: str = "", bot_level: str = ""
@@ -119,43 +120,52 @@ class Tournaments:
         request = pb.RegisterEntrantRequest(
             tournament_id=tournament_id, bot_name=bot_name, bot_level=bot_level
         )
-        return await self._call(
-            lambda: self._stub.Register(request, metadata=self._as(player), timeout=self.timeout)
+        reply = await self._call(
+            lambda: self._stub.RegisterEntrant(
+                request, metadata=self._as(player), timeout=self.timeout
+            )
         )
+        return reply.tournament
 
     async def unregister(
         self, player: Player, tournament_id: str, *, bot_name: str = ""
     ) -> pb.Tournament:
         """Withdraw before the start, leave after it (keeping the points so far)."""
         request = pb.UnregisterEntrantRequest(tournament_id=tournament_id, bot_name=bot_name)
-        return await self._call(
-            lambda: self._stub.Unregister(request, metadata=self._as(player), timeout=self.timeout)
+        reply = await self._call(
+            lambda: self._stub.UnregisterEntrant(
+                request, metadata=self._as(player), timeout=self.timeout
+            )
         )
+        return reply.tournament
 
     async def start(self, organizer: Player, tournament_id: str) -> pb.Tournament:
         request = pb.StartTournamentRequest(tournament_id=tournament_id)
-        return await self._call(
+        reply = await self._call(
             lambda: self._stub.StartTournament(
                 request, metadata=self._as(organizer), timeout=self.timeout
             )
         )
+        return reply.tournament
 
     async def seat(self, player: Player, tournament_id: str) -> pb.Seat:
         """The player's seat in the block (or deciding round) being played: its match id and
         seat token, to play with :meth:`~maumau_sdk.client.Player.match` and the engine."""
         request = pb.GetSeatRequest(tournament_id=tournament_id)
-        return await self._call(
+        reply = await self._call(
             lambda: self._stub.GetSeat(request, metadata=self._as(player), timeout=self.timeout),
             safe=True,
         )
+        return reply.seat
 
     # ------------------------------------------------------------ reading
 
     async def get(self, tournament_id: str) -> pb.Tournament:
         request = pb.GetTournamentRequest(tournament_id=tournament_id)
-        return await self._call(
+        reply = await self._call(
             lambda: self._stub.GetTournament(request, timeout=self.timeout), safe=True
         )
+        return reply.tournament
 
     async def list(self, status: str = "", limit: int = 20) -> list[pb.Tournament]:
         request = pb.ListTournamentsRequest(status=status, limit=limit)
@@ -166,16 +176,18 @@ class Tournaments:
 
     async def standings(self, tournament_id: str) -> pb.Standings:
         request = pb.GetStandingsRequest(tournament_id=tournament_id)
-        return await self._call(
+        reply = await self._call(
             lambda: self._stub.GetStandings(request, timeout=self.timeout), safe=True
         )
+        return reply.standings
 
     async def championship(self, year: int = 0, limit: int = 100) -> pb.Championship:
         """The championship table of ``year`` (0: this year)."""
         request = pb.GetChampionshipRequest(year=year, limit=limit)
-        return await self._call(
+        reply = await self._call(
             lambda: self._stub.GetChampionship(request, timeout=self.timeout), safe=True
         )
+        return reply.championship
 
     async def history(self, player: str, limit: int = 20) -> builtins.list[pb.PlayerTournament]:
         """A player's (id or ``bot:<name>``) tournaments and places, newest first."""
@@ -183,7 +195,7 @@ class Tournaments:
         reply = await self._call(
             lambda: self._stub.GetPlayerTournaments(request, timeout=self.timeout), safe=True
         )
-        return list(reply.tournaments)
+        return list(reply.tournaments.tournaments)
 
     async def follow(
         self, tournament_id: str, after: str = ""
@@ -193,10 +205,11 @@ class Tournaments:
         attempt = 0
         while True:
             try:
-                stream = self._stub.Follow(
+                stream = self._stub.FollowTournament(
                     pb.FollowTournamentRequest(tournament_id=tournament_id, after_event_id=after)
                 )
-                async for event in stream:
+                async for message in stream:
+                    event = message.event
                     attempt = 0
                     after = event.id
                     yield event

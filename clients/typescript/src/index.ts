@@ -7,11 +7,12 @@
 export * as pb from "./pb.js";
 export { BotLevel } from "./gen/maumau/v1/game_pb.js";
 export type { Action, Event, Outcome, View } from "./gen/maumau/v1/game_pb.js";
-export type { ActResponse, MatchEvent, MatchInfo } from "./gen/maumau/v1/engine_pb.js";
+export type { ActResponse, FollowResponse, MatchInfo } from "./gen/maumau/v1/engine_pb.js";
 export type { Ticket } from "./gen/maumau/v1/matchmaking_pb.js";
 export {
   type ConnectOptions,
   isMyTurn,
+  type MatchEvent,
   type MatchOptions,
   Platform,
   Player,

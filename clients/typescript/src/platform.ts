@@ -21,18 +21,29 @@ import { Http2SessionManager, createGrpcTransport } from "@connectrpc/connect-no
 
 import {
   type ActResponse,
-  Engine,
-  type MatchEvent,
+  EngineService,
+  type FollowResponse,
   type MatchInfo,
 } from "./gen/maumau/v1/engine_pb.js";
 import { type Action, ActionSchema, BotLevel, type View } from "./gen/maumau/v1/game_pb.js";
-import { Matchmaking, type Ticket } from "./gen/maumau/v1/matchmaking_pb.js";
-import { Players } from "./gen/maumau/v1/players_pb.js";
+import { MatchmakingService, type Ticket } from "./gen/maumau/v1/matchmaking_pb.js";
+import { PlayersService } from "./gen/maumau/v1/players_pb.js";
+
+/** One event of a match's stream as a seat may see it (engine.proto's FollowResponse). */
+export type MatchEvent = FollowResponse;
+
+/** The resource a response wraps; a response without it is the server's error. */
+function present<T>(value: T | undefined, what: string): T {
+  if (value === undefined) {
+    throw new Error(`the answer carries no ${what}`);
+  }
+  return value;
+}
 
 export interface ConnectOptions {
-  /** The engine, which serves maumau.v1.Engine and maumau.v1.Players (host:port). */
+  /** The engine, which serves maumau.v1.EngineService and maumau.v1.PlayersService (host:port). */
   engine?: string;
-  /** The matchmaker, maumau.v1.Matchmaking, for {@link Player.enqueue}. */
+  /** The matchmaker, maumau.v1.MatchmakingService, for {@link Player.enqueue}. */
   matchmaking?: string;
   /** `accept-language` of every call: the language of a refusal's LocalizedMessage. */
   lang?: string;
@@ -87,19 +98,19 @@ const STREAM_RETRIES = 5;
 
 /** The connection to the platform's services. */
 export class Platform {
-  readonly engine: Client<typeof Engine>;
-  readonly players: Client<typeof Players>;
-  readonly matchmaking: Client<typeof Matchmaking>;
+  readonly engine: Client<typeof EngineService>;
+  readonly players: Client<typeof PlayersService>;
+  readonly matchmaking: Client<typeof MatchmakingService>;
   readonly lang: string | undefined;
   readonly timeoutMs: number;
   readonly #sessions: Http2SessionManager[] = [];
 
   private constructor(options: ConnectOptions) {
     const toEngine = this.#transport(options.engine ?? ENGINE);
-    this.engine = createClient(Engine, toEngine);
-    this.players = createClient(Players, toEngine);
+    this.engine = createClient(EngineService, toEngine);
+    this.players = createClient(PlayersService, toEngine);
     const toMatchmaking = this.#transport(options.matchmaking ?? MATCHMAKING);
-    this.matchmaking = createClient(Matchmaking, toMatchmaking);
+    this.matchmaking = createClient(MatchmakingService, toMatchmaking);
     this.lang = options.lang;
     this.timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
   }
@@ -188,7 +199,7 @@ export class Player {
 
   /** Queue for a table; {@link QueuedTicket.seat} waits until one is formed. */
   async enqueue(options: QueueOptions = {}): Promise<QueuedTicket> {
-    const ticket = await this.platform.matchmaking.enqueue(
+    const { ticket } = await this.platform.matchmaking.enqueue(
       {
         ruleset: { preset: options.preset ?? "classic", options: ruleOptions(options.options) },
         seatCounts: options.seatCounts ?? [],
@@ -201,7 +212,7 @@ export class Player {
       },
       this.platform.call(this.token),
     );
-    return new QueuedTicket(this, ticket);
+    return new QueuedTicket(this, present(ticket, "ticket"));
   }
 }
 
@@ -230,10 +241,11 @@ export class QueuedTicket {
     const { platform, token } = this.player;
     for (let retries = 0; ; retries += 1) {
       try {
-        for await (const ticket of platform.matchmaking.followTicket(
+        for await (const message of platform.matchmaking.followTicket(
           { ticketId: this.ticketId },
           platform.call(token, { timeoutMs: 0, signal: options.signal }),
         )) {
+          const ticket = present(message.ticket, "ticket");
           this.ticket = ticket;
           retries = 0;
           yield ticket;
@@ -261,10 +273,11 @@ export class QueuedTicket {
   /** Take the ticket out of the queue while it is searching. */
   async cancel(): Promise<Ticket> {
     const { platform, token } = this.player;
-    this.ticket = await platform.matchmaking.cancelTicket(
+    const { ticket } = await platform.matchmaking.cancelTicket(
       { ticketId: this.ticketId },
       platform.call(token),
     );
+    this.ticket = present(ticket, "ticket");
     return this.ticket;
   }
 }
@@ -280,7 +293,11 @@ export class Seat {
 
   /** Your view: hand, top card, `toAct` (whose move it is), `legal` (what you may do now). */
   async view(): Promise<View> {
-    return this.platform.engine.getView({ matchId: this.matchId }, this.platform.call(this.token));
+    const { view } = await this.platform.engine.getView(
+      { matchId: this.matchId },
+      this.platform.call(this.token),
+    );
+    return present(view, "view");
   }
 
   /**
@@ -351,12 +368,20 @@ export class Seat {
 
   /** The match's public facts: seats, status, outcome and, once it is over, its server seed. */
   async info(): Promise<MatchInfo> {
-    return this.platform.engine.getMatch({ matchId: this.matchId }, this.platform.call(this.token));
+    const { match } = await this.platform.engine.getMatch(
+      { matchId: this.matchId },
+      this.platform.call(this.token),
+    );
+    return present(match, "match");
   }
 
   /** Leave the match for good: a bot plays your seat from now on. */
   async leave(): Promise<MatchInfo> {
-    return this.platform.engine.leave({ matchId: this.matchId }, this.platform.call(this.token));
+    const { match } = await this.platform.engine.leave(
+      { matchId: this.matchId },
+      this.platform.call(this.token),
+    );
+    return present(match, "match");
   }
 }
 

@@ -35,6 +35,8 @@ CALL_SECONDS = 10.0
 MOST = 100
 """The most matches, history entries and tournaments each service lists at once."""
 ON_BEHALF_SECONDS = 60
+# The field of each response that holds the resource the export keeps.
+WRAPPED = {"profile": "profile", "history": "page", "tournaments": "tournaments"}
 
 
 def _dict(message: Message) -> dict[str, Any]:
@@ -51,9 +53,9 @@ class Services:
             grpc.aio.insecure_channel(target, options=options)
             for target in (engine, rating, tournaments)
         ]
-        self.engine = engine_pb2_grpc.EngineStub(self._channels[0])
-        self.rating = rating_pb2_grpc.RatingStub(self._channels[1])
-        self.tournaments = tournaments_pb2_grpc.TournamentsStub(self._channels[2])
+        self.engine = engine_pb2_grpc.EngineServiceStub(self._channels[0])
+        self.rating = rating_pb2_grpc.RatingServiceStub(self._channels[1])
+        self.tournaments = tournaments_pb2_grpc.TournamentsServiceStub(self._channels[2])
         self.secret = secret
 
     async def close(self) -> None:
@@ -93,5 +95,6 @@ class Services:
                 log.warning("export: %s could not be read (%r)", name, answer)
                 unavailable.append(name)
             else:
-                found[name] = _dict(answer)
+                # The document keeps each resource as it is, not the response that wraps it.
+                found[name] = _dict(getattr(answer, WRAPPED[name]) if name in WRAPPED else answer)
         return found, unavailable

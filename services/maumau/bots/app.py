@@ -23,8 +23,8 @@ class BotsApp(Service):
         self, config: ServiceConfig, secret: bytes, max_searches: int = 4, max_budget_ms: int = 2000
     ) -> None:
         service = BotsService(secret, max_searches, max_budget_ms)
-        register = partial(bots_pb2_grpc.add_BotsServicer_to_server, service)
-        super().__init__(create_server({"maumau.v1.Bots": register}, config, always_healthy))
+        register = partial(bots_pb2_grpc.add_BotsServiceServicer_to_server, service)
+        super().__init__(create_server({"maumau.v1.BotsService": register}, config, always_healthy))
 
 
 def build(settings: Settings, client: redis.Redis | None) -> BotsApp:

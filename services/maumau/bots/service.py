@@ -45,7 +45,7 @@ MAX_BUDGET_MS = 2000
 HINT_CALLERS = (tokens.TokenKind.PLAYER, tokens.TokenKind.SEAT, tokens.TokenKind.BOTS)
 
 
-class BotsService(bots_pb2_grpc.BotsServicer):
+class BotsService(bots_pb2_grpc.BotsServiceServicer):
     """Stateless: every answer depends on the request alone (and a fresh random generator)."""
 
     def __init__(

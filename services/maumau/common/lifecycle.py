@@ -6,7 +6,7 @@ until the ``asyncio.Event`` it is given is set and then returns after the step i
 
     class TournamentsApp(Service):
         def __init__(self, client: redis.Redis, settings: Settings) -> None:
-            services = {"maumau.v1.Tournaments": register}
+            services = {"maumau.v1.TournamentsService": register}
             server = create_server(services, settings.server(), client.ping)
             super().__init__(server, {"seating": self.seat_tables})
 

@@ -29,7 +29,7 @@ from maumau.common.config import ServiceConfig
 log = logging.getLogger(__name__)
 
 Register = Callable[[grpc.aio.Server], None]
-"""Adds one servicer to a server, e.g. `partial(add_EngineServicer_to_server, servicer)`."""
+"""Adds one servicer to a server, e.g. `partial(add_EngineServiceServicer_to_server, servicer)`."""
 
 HealthProbe = Callable[[], Awaitable[object]]
 """Succeeds while the service's dependencies answer, e.g. `redis_client.ping`."""

@@ -82,9 +82,11 @@ class EngineApp(Service):
         players = PlayersService(directory, secret, quotas, player_token_ttl_seconds)
         server = create_server(
             {
-                "maumau.v1.Engine": partial(engine_pb2_grpc.add_EngineServicer_to_server, engine),
-                "maumau.v1.Players": partial(
-                    players_pb2_grpc.add_PlayersServicer_to_server, players
+                "maumau.v1.EngineService": partial(
+                    engine_pb2_grpc.add_EngineServiceServicer_to_server, engine
+                ),
+                "maumau.v1.PlayersService": partial(
+                    players_pb2_grpc.add_PlayersServiceServicer_to_server, players
                 ),
             },
             config,

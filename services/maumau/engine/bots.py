@@ -2,9 +2,10 @@
 
 The engine sends a bot seat's view (exactly what a human client of that seat would get) to the
 Bots service configured for the seat's level. A third party plugs in its own bot by serving
-``maumau.v1.Bots`` and naming its address (MAUMAU_BOTS_ADDRESS, or MAUMAU_BOTS_ADDRESS_<LEVEL>
-for one level). Each call shows the engine's bots token (audience ``maumau:bots``: the platform's
-Bots service checks it; a third-party server may ignore it and can use it for nothing else).
+``maumau.v1.BotsService`` and naming its address (MAUMAU_BOTS_ADDRESS, or
+MAUMAU_BOTS_ADDRESS_<LEVEL> for one level). Each call shows the engine's bots token (audience
+``maumau:bots``: the platform's Bots service checks it; a third-party server may ignore it and
+can use it for nothing else).
 When the service is slow, down, or answers an action that is not legal, the engine plays the
 heuristic's choice itself, so a match never stalls.
 """
@@ -74,7 +75,7 @@ class BotPlayers:
             channel = self._channels[address] = grpc.aio.insecure_channel(
                 address, options=[("grpc.lb_policy_name", "round_robin")]
             )
-        reply = await bots_pb2_grpc.BotsStub(channel).Decide(
+        reply = await bots_pb2_grpc.BotsServiceStub(channel).Decide(
             bots_pb2.DecideRequest(
                 view=view_to_pb(view, match_id, version),
                 level=bot_level_to_pb(level),

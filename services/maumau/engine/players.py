@@ -18,7 +18,7 @@ from maumau.v1 import players_pb2, players_pb2_grpc
 Context = grpc.aio.ServicerContext[Any, Any]
 
 
-class PlayersService(players_pb2_grpc.PlayersServicer):
+class PlayersService(players_pb2_grpc.PlayersServiceServicer):
     def __init__(
         self,
         directory: PlayerDirectory,
@@ -63,21 +63,23 @@ class PlayersService(players_pb2_grpc.PlayersServicer):
 
     async def RenewToken(
         self, request: players_pb2.RenewTokenRequest, context: Context
-    ) -> players_pb2.PlayerToken:
+    ) -> players_pb2.RenewTokenResponse:
         claims = await self._caller(context)
         token, expires_at = await self._token(
             claims.player_id, await self.directory.generation(claims.player_id), claims.session
         )
-        return players_pb2.PlayerToken(player_token=token, expires_at=expires_at)
+        token_pb = players_pb2.PlayerToken(player_token=token, expires_at=expires_at)
+        return players_pb2.RenewTokenResponse(token=token_pb)
 
     async def RevokeTokens(
         self, request: players_pb2.RevokeTokensRequest, context: Context
-    ) -> players_pb2.PlayerToken:
+    ) -> players_pb2.RevokeTokensResponse:
         claims = await self._caller(context)
         token, expires_at = await self._token(
             claims.player_id, await self.directory.revoke_tokens(claims.player_id), claims.session
         )
-        return players_pb2.PlayerToken(player_token=token, expires_at=expires_at)
+        token_pb = players_pb2.PlayerToken(player_token=token, expires_at=expires_at)
+        return players_pb2.RevokeTokensResponse(token=token_pb)
 
     async def _caller(self, context: Context) -> tokens.PlayerClaims:
         """The registered player whose own, current token the call shows."""
@@ -93,10 +95,11 @@ class PlayersService(players_pb2_grpc.PlayersServicer):
 
     async def GetPlayer(
         self, request: players_pb2.GetPlayerRequest, context: Context
-    ) -> players_pb2.Player:
+    ) -> players_pb2.GetPlayerResponse:
         if not request.player_id or len(request.player_id) > 128:
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "player_id: 1-128 characters")
         name = await self.directory.name(request.player_id)
         if not name:
             raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no player {request.player_id!r}")
-        return players_pb2.Player(player_id=request.player_id, name=name)
+        player = players_pb2.Player(player_id=request.player_id, name=name)
+        return players_pb2.GetPlayerResponse(player=player)

@@ -41,7 +41,7 @@ VIEWERS = (tokens.TokenKind.SEAT, tokens.TokenKind.PLAYER)
 SEAT_MATCH_GONE = "seat token expired: its match is over and no longer kept; join a new match"
 
 
-class EngineService(engine_pb2_grpc.EngineServicer):
+class EngineService(engine_pb2_grpc.EngineServiceServicer):
     def __init__(
         self,
         matches: Matches,
@@ -313,7 +313,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
 
     async def StartMatch(
         self, request: engine_pb2.StartMatchRequest, context: Context
-    ) -> engine_pb2.MatchInfo:
+    ) -> engine_pb2.StartMatchResponse:
         caller = await self._caller(context)
         starter = caller.player_id if isinstance(caller, tokens.PlayerClaims) else None
         now = time.time()
@@ -323,11 +323,13 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             return dealt(stored.record, now)
 
         updated = await self.matches.update(request.match_id, start)
-        return info(updated.stored.record, updated.stored.version)
+        return engine_pb2.StartMatchResponse(
+            match=info(updated.stored.record, updated.stored.version)
+        )
 
     async def Leave(
         self, request: engine_pb2.LeaveRequest, context: Context
-    ) -> engine_pb2.MatchInfo:
+    ) -> engine_pb2.LeaveResponse:
         claims = self._seat(context)
 
         def leave(stored: Stored) -> Change:
@@ -335,7 +337,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             return Change(stored.record, stored.state, lobby.leave(stored.record, claims.seat))
 
         updated = await self._seat_update(claims, leave)
-        return info(updated.stored.record, updated.stored.version)
+        return engine_pb2.LeaveResponse(match=info(updated.stored.record, updated.stored.version))
 
     # ---------------------------------------------------------------- play
 
@@ -388,12 +390,15 @@ class EngineService(engine_pb2_grpc.EngineServicer):
         assert isinstance(answer, engine_pb2.ActResponse)
         return answer
 
-    async def GetView(self, request: engine_pb2.GetViewRequest, context: Context) -> game_pb2.View:
+    async def GetView(
+        self, request: engine_pb2.GetViewRequest, context: Context
+    ) -> engine_pb2.GetViewResponse:
         viewer, match_id, _ = await self._viewer(context, request.match_id)
         stored = await self.matches.load(match_id)
         if stored.record.status == Status.LOBBY:
             raise precondition("the match has not started yet: no cards are dealt")
-        return seat_view(stored.record, Match.from_bytes(stored.state), viewer, stored.version)
+        view = seat_view(stored.record, Match.from_bytes(stored.state), viewer, stored.version)
+        return engine_pb2.GetViewResponse(view=view)
 
     async def _viewer(self, context: Context, match_id: str) -> tuple[int | None, str, str]:
         """The seat a token may see (None: a spectator), the match it is for and the player."""
@@ -414,7 +419,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
 
     async def Follow(
         self, request: engine_pb2.FollowRequest, context: Context
-    ) -> AsyncIterator[engine_pb2.MatchEvent]:
+    ) -> AsyncIterator[engine_pb2.FollowResponse]:
         after = event_position(request.after_event_id)
         seat, match_id, player_id = await self._viewer(context, request.match_id)
         over = (await self.matches.load(match_id)).record.status == Status.OVER
@@ -445,7 +450,7 @@ class EngineService(engine_pb2_grpc.EngineServicer):
 
     async def _stored_events(
         self, match_id: str, follower: _Follower, until: str | None
-    ) -> AsyncIterator[engine_pb2.MatchEvent]:
+    ) -> AsyncIterator[engine_pb2.FollowResponse]:
         """The stored events after the follower's position, up to ``until`` (None: all), read
         a batch at a time as the client takes them."""
         limit = None if until is None else stream_position(until)
@@ -462,10 +467,10 @@ class EngineService(engine_pb2_grpc.EngineServicer):
 
     async def GetMatch(
         self, request: engine_pb2.GetMatchRequest, context: Context
-    ) -> engine_pb2.MatchInfo:
+    ) -> engine_pb2.GetMatchResponse:
         _, match_id, _ = await self._viewer(context, request.match_id)
         stored = await self.matches.load(match_id)
-        return self._info_with_outcome(stored)
+        return engine_pb2.GetMatchResponse(match=self._info_with_outcome(stored))
 
     def _info_with_outcome(self, stored: Stored) -> engine_pb2.MatchInfo:
         outcome = None
@@ -534,9 +539,9 @@ class _Follower:
         """Whether the entry comes after what was sent (a feed may hand over older ones)."""
         return stream_position(entry_id) > stream_position(self.last)
 
-    def show(self, entry_id: str, event: game_pb2.Event) -> engine_pb2.MatchEvent:
+    def show(self, entry_id: str, event: game_pb2.Event) -> engine_pb2.FollowResponse:
         self.last = entry_id
-        shown = engine_pb2.MatchEvent(id=entry_id, event=wire.redact_pb(event, self.viewer))
+        shown = engine_pb2.FollowResponse(id=entry_id, event=wire.redact_pb(event, self.viewer))
         kind = event.WhichOneof("kind")
         if kind == "seed_revealed":
             self.done = True

@@ -180,10 +180,11 @@ class Live:
 
     async def room_changes(self, code: str) -> Any:
         call = self.app[UPSTREAMS].matchmaking.FollowRoom(
-            matchmaking_pb2.RoomRequest(code=code), metadata=bearer(self.session.player_token)
+            matchmaking_pb2.FollowRoomRequest(code=code), metadata=bearer(self.session.player_token)
         )
         try:
-            async for room in call:
+            async for message in call:
+                room = message.room
                 self.app[SEATS].remember(self.session, room.match_id, room.seat_token)
                 yield {"type": "room", "room": without_seat_token(to_json(room))}
         finally:
@@ -191,11 +192,12 @@ class Live:
 
     async def ticket_changes(self, ticket_id: str) -> Any:
         call = self.app[UPSTREAMS].matchmaking.FollowTicket(
-            matchmaking_pb2.TicketRequest(ticket_id=ticket_id),
+            matchmaking_pb2.FollowTicketRequest(ticket_id=ticket_id),
             metadata=bearer(self.session.player_token),
         )
         try:
-            async for ticket in call:
+            async for message in call:
+                ticket = message.ticket
                 self.app[SEATS].remember(self.session, ticket.match_id, ticket.seat_token)
                 yield {"type": "ticket", "ticket": without_seat_token(to_json(ticket))}
         finally:

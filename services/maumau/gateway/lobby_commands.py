@@ -26,8 +26,8 @@ def room_reply(request: web.Request, session: Session, room: matchmaking_pb2.Roo
 async def room_call(request: web.Request, method: str, message: Any) -> web.Response:
     session = require_session(request)
     call = getattr(request.app[UPSTREAMS].matchmaking, method)
-    room = await call(message, metadata=bearer(session.player_token), timeout=timeout_of(request))
-    return room_reply(request, session, room)
+    answer = await call(message, metadata=bearer(session.player_token), timeout=timeout_of(request))
+    return room_reply(request, session, answer.room)
 
 
 async def create_room(request: web.Request) -> web.Response:
@@ -43,17 +43,17 @@ async def create_room(request: web.Request) -> web.Response:
 
 async def join_room(request: web.Request) -> web.Response:
     code = request.match_info["code"]
-    return await room_call(request, "JoinRoom", matchmaking_pb2.RoomRequest(code=code))
+    return await room_call(request, "JoinRoom", matchmaking_pb2.JoinRoomRequest(code=code))
 
 
 async def start_room(request: web.Request) -> web.Response:
     code = request.match_info["code"]
-    return await room_call(request, "StartRoom", matchmaking_pb2.RoomRequest(code=code))
+    return await room_call(request, "StartRoom", matchmaking_pb2.StartRoomRequest(code=code))
 
 
 async def get_room(request: web.Request) -> web.Response:
     code = request.match_info["code"]
-    return await room_call(request, "GetRoom", matchmaking_pb2.RoomRequest(code=code))
+    return await room_call(request, "GetRoom", matchmaking_pb2.GetRoomRequest(code=code))
 
 
 def ticket_reply(
@@ -76,18 +76,21 @@ async def enqueue(request: web.Request) -> web.Response:
         allow_bots=True,
         bots_after_seconds=field(request, data, "bots_after_seconds", (int, float), 15),
     )
-    ticket = await request.app[UPSTREAMS].matchmaking.Enqueue(
+    answer = await request.app[UPSTREAMS].matchmaking.Enqueue(
         message, metadata=bearer(session.player_token), timeout=timeout_of(request)
     )
-    return ticket_reply(request, session, ticket)
+    return ticket_reply(request, session, answer.ticket)
 
 
 async def ticket_call(request: web.Request, method: str) -> web.Response:
     session = require_session(request)
     call = getattr(request.app[UPSTREAMS].matchmaking, method)
-    message = matchmaking_pb2.TicketRequest(ticket_id=request.match_info["ticket_id"])
-    ticket = await call(message, metadata=bearer(session.player_token), timeout=timeout_of(request))
-    return ticket_reply(request, session, ticket)
+    # GetTicketRequest or CancelTicketRequest: the same one field.
+    message = getattr(matchmaking_pb2, f"{method}Request")(
+        ticket_id=request.match_info["ticket_id"]
+    )
+    answer = await call(message, metadata=bearer(session.player_token), timeout=timeout_of(request))
+    return ticket_reply(request, session, answer.ticket)
 
 
 async def get_ticket(request: web.Request) -> web.Response:

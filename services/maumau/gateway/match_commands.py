@@ -77,14 +77,16 @@ async def engine_call(
 
 async def get_match(request: web.Request) -> web.Response:
     match_id = request.match_info["match_id"]
-    _, info = await engine_call(request, "GetMatch", engine_pb2.GetMatchRequest(match_id=match_id))
-    return reply(to_json(info))
+    _, answer = await engine_call(
+        request, "GetMatch", engine_pb2.GetMatchRequest(match_id=match_id)
+    )
+    return reply(to_json(answer.match))
 
 
 async def get_view(request: web.Request) -> web.Response:
     match_id = request.match_info["match_id"]
-    _, view = await engine_call(request, "GetView", engine_pb2.GetViewRequest(match_id=match_id))
-    return reply(to_json(view))
+    _, answer = await engine_call(request, "GetView", engine_pb2.GetViewRequest(match_id=match_id))
+    return reply(to_json(answer.view))
 
 
 async def act(request: web.Request) -> web.Response:
@@ -101,7 +103,8 @@ async def tips(request: web.Request) -> web.Response:
     """The Bots service's ranking of this seat's legal actions, each with its reason."""
     match_id = request.match_info["match_id"]
     message = engine_pb2.GetViewRequest(match_id=match_id)
-    session, view = await engine_call(request, "GetView", message, seat_only=True)
+    session, answer = await engine_call(request, "GetView", message, seat_only=True)
+    view = answer.view
     hint = await request.app[UPSTREAMS].bots.Hint(
         bots_pb2.HintRequest(view=view, lang=lang_of(request)),
         metadata=bearer(session.player_token),
@@ -114,9 +117,9 @@ async def tips(request: web.Request) -> web.Response:
 async def leave(request: web.Request) -> web.Response:
     match_id = request.match_info["match_id"]
     message = engine_pb2.LeaveRequest(match_id=match_id)
-    session, info = await engine_call(request, "Leave", message, seat_only=True)
+    session, answer = await engine_call(request, "Leave", message, seat_only=True)
     request.app[SEATS].forget(session, match_id)
-    return reply(to_json(info))
+    return reply(to_json(answer.match))
 
 
 async def list_matches(request: web.Request) -> web.Response:

@@ -14,9 +14,10 @@ from maumau.v1 import players_pb2, rating_pb2
 
 async def get_session(request: web.Request) -> web.Response:
     session = require_session(request)
-    player = await request.app[UPSTREAMS].players.GetPlayer(
+    answer = await request.app[UPSTREAMS].players.GetPlayer(
         players_pb2.GetPlayerRequest(player_id=session.player_id), timeout=timeout_of(request)
     )
+    player = answer.player
     return reply({"player_id": player.player_id, "name": player.name})
 
 
@@ -45,7 +46,7 @@ async def profile(request: web.Request) -> web.Response:
     answer = await request.app[UPSTREAMS].rating.GetProfile(
         rating_pb2.GetProfileRequest(player_id=player_id, recent=10), timeout=timeout_of(request)
     )
-    return reply(to_json(answer))
+    return reply(to_json(answer.profile))
 
 
 async def leaderboard(request: web.Request) -> web.Response:
@@ -58,7 +59,7 @@ async def leaderboard(request: web.Request) -> web.Response:
         ),
         timeout=timeout_of(request),
     )
-    return reply(to_json(answer))
+    return reply(to_json(answer.page))
 
 
 async def around(request: web.Request) -> web.Response:
@@ -72,4 +73,4 @@ async def around(request: web.Request) -> web.Response:
         ),
         timeout=timeout_of(request),
     )
-    return reply(to_json(answer))
+    return reply(to_json(answer.page))

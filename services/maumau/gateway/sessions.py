@@ -70,9 +70,11 @@ class SeatTokens:
             return token, True
         timeout = self.upstreams.timeout
         auth = bearer(session.player_token)
-        info = await self.upstreams.engine.GetMatch(
-            engine_pb2.GetMatchRequest(match_id=match_id), metadata=auth, timeout=timeout
-        )
+        info = (
+            await self.upstreams.engine.GetMatch(
+                engine_pb2.GetMatchRequest(match_id=match_id), metadata=auth, timeout=timeout
+            )
+        ).match
         mine = [s for s in info.seat_info if s.player_id == session.player_id and not s.left]
         if not mine:
             return session.player_token, False

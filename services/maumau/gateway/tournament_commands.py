@@ -27,7 +27,7 @@ async def get_tournament(request: web.Request) -> web.Response:
     """The tournament and its standings (live while it is played, final once it is over)."""
     tournament_id = request.match_info["tournament_id"]
     upstream = request.app[UPSTREAMS].tournaments
-    tournament, standings = await asyncio.gather(
+    found, ranking = await asyncio.gather(
         upstream.GetTournament(
             tournaments_pb2.GetTournamentRequest(tournament_id=tournament_id),
             timeout=timeout_of(request),
@@ -37,6 +37,7 @@ async def get_tournament(request: web.Request) -> web.Response:
             timeout=timeout_of(request),
         ),
     )
+    tournament, standings = found.tournament, ranking.standings
     return reply({"tournament": to_json(tournament), "standings": to_json(standings)})
 
 
@@ -45,10 +46,10 @@ async def register_entrant(request: web.Request) -> web.Response:
     message = tournaments_pb2.RegisterEntrantRequest(
         tournament_id=request.match_info["tournament_id"]
     )
-    tournament = await request.app[UPSTREAMS].tournaments.Register(
+    answer = await request.app[UPSTREAMS].tournaments.RegisterEntrant(
         message, metadata=bearer(session.player_token), timeout=timeout_of(request)
     )
-    return reply(to_json(tournament))
+    return reply(to_json(answer.tournament))
 
 
 async def unregister_entrant(request: web.Request) -> web.Response:
@@ -57,21 +58,22 @@ async def unregister_entrant(request: web.Request) -> web.Response:
     message = tournaments_pb2.UnregisterEntrantRequest(
         tournament_id=request.match_info["tournament_id"]
     )
-    tournament = await request.app[UPSTREAMS].tournaments.Unregister(
+    answer = await request.app[UPSTREAMS].tournaments.UnregisterEntrant(
         message, metadata=bearer(session.player_token), timeout=timeout_of(request)
     )
-    return reply(to_json(tournament))
+    return reply(to_json(answer.tournament))
 
 
 async def tournament_seat(request: web.Request) -> web.Response:
     """The session's seat in the block (or deciding round) being played: the page plays its
     match through the match routes, with the seat token kept here."""
     session = require_session(request)
-    seat = await request.app[UPSTREAMS].tournaments.GetSeat(
+    answer = await request.app[UPSTREAMS].tournaments.GetSeat(
         tournaments_pb2.GetSeatRequest(tournament_id=request.match_info["tournament_id"]),
         metadata=bearer(session.player_token),
         timeout=timeout_of(request),
     )
+    seat = answer.seat
     request.app[SEATS].remember(session, seat.match_id, seat.seat_token)
     return reply(without_seat_token(to_json(seat)))
 
@@ -84,4 +86,4 @@ async def championship(request: web.Request) -> web.Response:
         ),
         timeout=timeout_of(request),
     )
-    return reply(to_json(answer))
+    return reply(to_json(answer.championship))

@@ -216,12 +216,12 @@ class Upstreams:
             )
             for name in self.SERVICES
         }
-        self.engine = engine_pb2_grpc.EngineStub(self.channels["engine"])
-        self.players = players_pb2_grpc.PlayersStub(self.channels["engine"])
-        self.matchmaking = matchmaking_pb2_grpc.MatchmakingStub(self.channels["matchmaking"])
-        self.bots = bots_pb2_grpc.BotsStub(self.channels["bots"])
-        self.rating = rating_pb2_grpc.RatingStub(self.channels["rating"])
-        self.tournaments = tournaments_pb2_grpc.TournamentsStub(self.channels["tournaments"])
+        self.engine = engine_pb2_grpc.EngineServiceStub(self.channels["engine"])
+        self.players = players_pb2_grpc.PlayersServiceStub(self.channels["engine"])
+        self.matchmaking = matchmaking_pb2_grpc.MatchmakingServiceStub(self.channels["matchmaking"])
+        self.bots = bots_pb2_grpc.BotsServiceStub(self.channels["bots"])
+        self.rating = rating_pb2_grpc.RatingServiceStub(self.channels["rating"])
+        self.tournaments = tournaments_pb2_grpc.TournamentsServiceStub(self.channels["tournaments"])
 
     async def health(self) -> dict[str, bool]:
         """Whether each service says SERVING now."""

@@ -90,9 +90,9 @@ class MatchmakingApp(Service):
             RoomResults(self.rooms, settings.results(), stream, drain)
             for stream, drain in consumed_streams(settings.redis_shards)
         ]
-        register = partial(matchmaking_pb2_grpc.add_MatchmakingServicer_to_server, service)
+        register = partial(matchmaking_pb2_grpc.add_MatchmakingServiceServicer_to_server, service)
         probe = keyed_probe(client, lambda: [ACTIVE, FORGET])
-        server = create_server({"maumau.v1.Matchmaking": register}, config, probe)
+        server = create_server({"maumau.v1.MatchmakingService": register}, config, probe)
         workers = {f"results {r.stream}": r.run for r in self.results}
         super().__init__(server, {"forming": self.former.run, **workers})
 

@@ -59,7 +59,7 @@ def playable_sizes(ruleset_text: str) -> frozenset[int]:
     return frozenset(sizes)
 
 
-class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
+class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServiceServicer):
     def __init__(
         self,
         queue: TicketQueue,
@@ -87,6 +87,11 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
     # ---------------------------------------------------------------- queue
 
     async def Enqueue(
+        self, request: matchmaking_pb2.EnqueueRequest, context: Context
+    ) -> matchmaking_pb2.EnqueueResponse:
+        return matchmaking_pb2.EnqueueResponse(ticket=await self._enqueue(request, context))
+
+    async def _enqueue(
         self, request: matchmaking_pb2.EnqueueRequest, context: Context
     ) -> matchmaking_pb2.Ticket:
         player = await self._player(context)
@@ -205,14 +210,15 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
         return ticket
 
     async def GetTicket(
-        self, request: matchmaking_pb2.TicketRequest, context: Context
-    ) -> matchmaking_pb2.Ticket:
+        self, request: matchmaking_pb2.GetTicketRequest, context: Context
+    ) -> matchmaking_pb2.GetTicketResponse:
         player = await self._player(context, tokens.Scope.READ)
-        return self._ticket_pb(await self._ticket(request.ticket_id, player), player)
+        ticket = self._ticket_pb(await self._ticket(request.ticket_id, player), player)
+        return matchmaking_pb2.GetTicketResponse(ticket=ticket)
 
     async def FollowTicket(
-        self, request: matchmaking_pb2.TicketRequest, context: Context
-    ) -> AsyncIterator[matchmaking_pb2.Ticket]:
+        self, request: matchmaking_pb2.FollowTicketRequest, context: Context
+    ) -> AsyncIterator[matchmaking_pb2.FollowTicketResponse]:
         player = await self._player(context, tokens.Scope.READ)
         ticket = await self._ticket(request.ticket_id, player)
         shown = ""
@@ -224,14 +230,15 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
                     return  # forgotten after its retention
                 if found.status.state != shown:
                     shown = found.status.state
-                    yield self._ticket_pb(found, player)
+                    ticket_pb = self._ticket_pb(found, player)
+                    yield matchmaking_pb2.FollowTicketResponse(ticket=ticket_pb)
                 if shown != SEARCHING:
                     return
                 await pause(changed, self.settings.follow_poll_seconds)
 
     async def CancelTicket(
-        self, request: matchmaking_pb2.TicketRequest, context: Context
-    ) -> matchmaking_pb2.Ticket:
+        self, request: matchmaking_pb2.CancelTicketRequest, context: Context
+    ) -> matchmaking_pb2.CancelTicketResponse:
         player = await self._player(context)
         if not request.ticket_id:
             raise invalid("ticket_id is required")
@@ -245,7 +252,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
             raise precondition("a table is being created for this ticket: follow it")
         if ticket.status.state == SEATED:
             raise precondition("this ticket is seated: play its match, or leave it")
-        return self._ticket_pb(ticket, player)
+        return matchmaking_pb2.CancelTicketResponse(ticket=self._ticket_pb(ticket, player))
 
     def _ticket_pb(self, ticket: Ticket, player: str) -> matchmaking_pb2.Ticket:
         spec, status = ticket.spec, ticket.status
@@ -278,8 +285,8 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
     # ---------------------------------------------------------------- parties
 
     async def InviteToParty(
-        self, request: matchmaking_pb2.InviteRequest, context: Context
-    ) -> matchmaking_pb2.Party:
+        self, request: matchmaking_pb2.InviteToPartyRequest, context: Context
+    ) -> matchmaking_pb2.InviteToPartyResponse:
         player = await self._player(context)
         invited = request.player_id
         if not invited or len(invited) > 64:
@@ -287,18 +294,20 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
         if not await self.players.name(invited):
             raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no player {invited!r}")
         await self.quotas.spend(context, player, "InviteToParty")
-        return await self._party_pb(await self.parties.invite(player, invited, time.time()))
+        party = await self._party_pb(await self.parties.invite(player, invited, time.time()))
+        return matchmaking_pb2.InviteToPartyResponse(party=party)
 
     async def AcceptParty(
-        self, request: matchmaking_pb2.PartyRequest, context: Context
-    ) -> matchmaking_pb2.Party:
+        self, request: matchmaking_pb2.AcceptPartyRequest, context: Context
+    ) -> matchmaking_pb2.AcceptPartyResponse:
         player = await self._player(context)
         party_id = _party_id(request.party_id)
-        return await self._party_pb(await self.parties.accept(player, party_id, time.time()))
+        party = await self._party_pb(await self.parties.accept(player, party_id, time.time()))
+        return matchmaking_pb2.AcceptPartyResponse(party=party)
 
     async def LeaveParty(
-        self, request: matchmaking_pb2.PartyRequest, context: Context
-    ) -> matchmaking_pb2.Party:
+        self, request: matchmaking_pb2.LeavePartyRequest, context: Context
+    ) -> matchmaking_pb2.LeavePartyResponse:
         player = await self._player(context)
         party, was_member = await self.parties.leave(player, _party_id(request.party_id))
         ticket_id = await self.queue.latest(player) if was_member else None
@@ -308,14 +317,15 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
             if ended.status.state == CANCELLED:
                 TICKETS_ENDED.labels("cancelled").inc()
                 await self.notifier.publish([f"t:{ticket.ticket_id}"])
-        return await self._party_pb(party)
+        return matchmaking_pb2.LeavePartyResponse(party=await self._party_pb(party))
 
     async def GetParty(
-        self, request: matchmaking_pb2.PartyRequest, context: Context
-    ) -> matchmaking_pb2.Party:
+        self, request: matchmaking_pb2.GetPartyRequest, context: Context
+    ) -> matchmaking_pb2.GetPartyResponse:
         player = await self._player(context, tokens.Scope.READ)
         party_id = _party_id(request.party_id)
-        return await self._party_pb(await self.parties.get(player, party_id, time.time()))
+        party = await self._party_pb(await self.parties.get(player, party_id, time.time()))
+        return matchmaking_pb2.GetPartyResponse(party=party)
 
     async def _party_pb(self, party: PartyRecord) -> matchmaking_pb2.Party:
         now = time.time()
@@ -340,7 +350,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
 
     async def CreateRoom(
         self, request: matchmaking_pb2.CreateRoomRequest, context: Context
-    ) -> matchmaking_pb2.Room:
+    ) -> matchmaking_pb2.CreateRoomResponse:
         player = await self._player(context)
         ruleset = wire.ruleset_from_pb(request.ruleset)
         if request.seats not in playable_sizes(ruleset.text):
@@ -358,32 +368,32 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
         room = await self.rooms.create(
             player, ruleset.text, request.seats, bot_level, request.turn_seconds
         )
-        return await self._room_pb(room, player)
+        return matchmaking_pb2.CreateRoomResponse(room=await self._room_pb(room, player))
 
     async def JoinRoom(
-        self, request: matchmaking_pb2.RoomRequest, context: Context
-    ) -> matchmaking_pb2.Room:
+        self, request: matchmaking_pb2.JoinRoomRequest, context: Context
+    ) -> matchmaking_pb2.JoinRoomResponse:
         player = await self._player(context)
         room = await self.rooms.join(normalize_code(request.code), player)
-        return await self._room_pb(room, player)
+        return matchmaking_pb2.JoinRoomResponse(room=await self._room_pb(room, player))
 
     async def StartRoom(
-        self, request: matchmaking_pb2.RoomRequest, context: Context
-    ) -> matchmaking_pb2.Room:
+        self, request: matchmaking_pb2.StartRoomRequest, context: Context
+    ) -> matchmaking_pb2.StartRoomResponse:
         player = await self._player(context)
         room = await self.rooms.start(normalize_code(request.code), player)
-        return await self._room_pb(room, player)
+        return matchmaking_pb2.StartRoomResponse(room=await self._room_pb(room, player))
 
     async def GetRoom(
-        self, request: matchmaking_pb2.RoomRequest, context: Context
-    ) -> matchmaking_pb2.Room:
+        self, request: matchmaking_pb2.GetRoomRequest, context: Context
+    ) -> matchmaking_pb2.GetRoomResponse:
         player = await self._player(context, tokens.Scope.READ)
         room = await self.rooms.recover(await self.rooms.load(normalize_code(request.code)))
-        return await self._room_pb(room, player)
+        return matchmaking_pb2.GetRoomResponse(room=await self._room_pb(room, player))
 
     async def FollowRoom(
-        self, request: matchmaking_pb2.RoomRequest, context: Context
-    ) -> AsyncIterator[matchmaking_pb2.Room]:
+        self, request: matchmaking_pb2.FollowRoomRequest, context: Context
+    ) -> AsyncIterator[matchmaking_pb2.FollowRoomResponse]:
         player = await self._player(context, tokens.Scope.READ)
         code = normalize_code(request.code)
         shown = -1
@@ -393,7 +403,8 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServicer):
                 room = await self.rooms.recover(await self.rooms.load(code))
                 if room.version != shown:
                     shown = room.version
-                    yield await self._room_pb(room, player)
+                    room_pb = await self._room_pb(room, player)
+                    yield matchmaking_pb2.FollowRoomResponse(room=room_pb)
                 await pause(changed, self.settings.follow_poll_seconds)
 
     async def _room_pb(self, room: RoomRecord, player: str) -> matchmaking_pb2.Room:

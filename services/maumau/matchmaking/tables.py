@@ -50,7 +50,7 @@ class Tables:
     """The engine as the matchmaker uses it."""
 
     def __init__(self, channel: grpc.aio.Channel, secret: bytes, timeout: float) -> None:
-        self.engine = engine_pb2_grpc.EngineStub(channel)
+        self.engine = engine_pb2_grpc.EngineServiceStub(channel)
         self.secret = secret
         self.timeout = timeout
         self._service = tokens.bearer_metadata(tokens.issue_service_token(secret, "matchmaking"))

@@ -52,7 +52,11 @@ class RatingApp(Service):
         ]
         service = RatingService(self.store, PlayerDirectory(client))
         server = create_server(
-            {"maumau.v1.Rating": partial(rating_pb2_grpc.add_RatingServicer_to_server, service)},
+            {
+                "maumau.v1.RatingService": partial(
+                    rating_pb2_grpc.add_RatingServiceServicer_to_server, service
+                )
+            },
             config,
             keyed_probe(client, lambda: [*self.store.seq_keys, results_stream(0, stream)]),
         )

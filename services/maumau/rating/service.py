@@ -31,14 +31,14 @@ Context = grpc.aio.ServicerContext[Any, Any]
 SEASON = re.compile(r"\d{4}")
 
 
-class RatingService(rating_pb2_grpc.RatingServicer):
+class RatingService(rating_pb2_grpc.RatingServiceServicer):
     def __init__(self, store: RatingStore, directory: PlayerDirectory) -> None:
         self.store = store
         self.directory = directory
 
     async def GetProfile(
         self, request: rating_pb2.GetProfileRequest, context: Context
-    ) -> rating_pb2.Profile:
+    ) -> rating_pb2.GetProfileResponse:
         recent = _count(request.recent, "recent", default=10, most=100)
         player_id = _player_id(request.player_id)
         state, name = await asyncio.gather(self.store.player(player_id), self._name(player_id))
@@ -53,7 +53,7 @@ class RatingService(rating_pb2_grpc.RatingServicer):
         )
         xp = state.count("xp")
         level = level_for(xp)
-        return rating_pb2.Profile(
+        profile = rating_pb2.Profile(
             player_id=player_id,
             name=name,
             bot=is_bot(player_id),
@@ -85,10 +85,11 @@ class RatingService(rating_pb2_grpc.RatingServicer):
             ],
             recent=[_summary(match, player_id) for match in history],
         )
+        return rating_pb2.GetProfileResponse(profile=profile)
 
     async def Leaderboard(
         self, request: rating_pb2.LeaderboardRequest, context: Context
-    ) -> rating_pb2.LeaderboardPage:
+    ) -> rating_pb2.LeaderboardResponse:
         preset, season = _ladder(request.preset, request.season)
         limit = _count(request.limit, "limit", default=10, most=100)
         if request.offset < 0:
@@ -97,11 +98,11 @@ class RatingService(rating_pb2_grpc.RatingServicer):
             self.store.ladder_size(preset, season),
             self.store.ladder(preset, season, request.offset, limit),
         )
-        return await self._page(preset, season, total, rows)
+        return rating_pb2.LeaderboardResponse(page=await self._page(preset, season, total, rows))
 
     async def Around(
         self, request: rating_pb2.AroundRequest, context: Context
-    ) -> rating_pb2.LeaderboardPage:
+    ) -> rating_pb2.AroundResponse:
         preset, season = _ladder(request.preset, request.season)
         radius = _count(request.radius, "radius", default=5, most=50)
         player_id = _player_id(request.player_id)
@@ -116,11 +117,11 @@ class RatingService(rating_pb2_grpc.RatingServicer):
             self.store.ladder_size(preset, season),
             self.store.ladder(preset, season, start, rank + radius - start),
         )
-        return await self._page(preset, season, total, rows)
+        return rating_pb2.AroundResponse(page=await self._page(preset, season, total, rows))
 
     async def History(
         self, request: rating_pb2.HistoryRequest, context: Context
-    ) -> rating_pb2.HistoryPage:
+    ) -> rating_pb2.HistoryResponse:
         limit = _count(request.limit, "limit", default=10, most=100)
         if request.offset < 0:
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "offset must not be negative")
@@ -128,9 +129,10 @@ class RatingService(rating_pb2_grpc.RatingServicer):
         total, history = await self.store.history(player_id, request.offset, limit)
         if not total and not await self._known(player_id):
             raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no player {player_id!r}")
-        return rating_pb2.HistoryPage(
+        page = rating_pb2.HistoryPage(
             total=total, matches=[_summary(match, player_id) for match in history]
         )
+        return rating_pb2.HistoryResponse(page=page)
 
     async def _known(self, player_id: str) -> bool:
         if is_bot(player_id):

@@ -54,9 +54,9 @@ class TournamentsApp(Service):
         ]
         quotas = Quotas(client, settings.rates())
         service = TournamentsService(self.store, engine, secret, settings, quotas, clock)
-        register = partial(tournaments_pb2_grpc.add_TournamentsServicer_to_server, service)
+        register = partial(tournaments_pb2_grpc.add_TournamentsServiceServicer_to_server, service)
         probe = keyed_probe(client)
-        server = create_server({"maumau.v1.Tournaments": register}, config, probe)
+        server = create_server({"maumau.v1.TournamentsService": register}, config, probe)
         workers = {f"results {r.stream}": r.run for r in self.results}
         super().__init__(server, {"driving": self.driver.run, **workers})
 

@@ -34,7 +34,7 @@ def new_seed() -> tuple[str, str]:
 
 class Engine:
     def __init__(self, channel: grpc.aio.Channel, secret: bytes, timeout: float) -> None:
-        self.stub = engine_pb2_grpc.EngineStub(channel)
+        self.stub = engine_pb2_grpc.EngineServiceStub(channel)
         self.secret = secret
         self.timeout = timeout
         self._service = auth(tokens.issue_service_token(secret, "tournaments"))

@@ -53,7 +53,7 @@ def _id(text: str) -> str:
     return text
 
 
-class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
+class TournamentsService(tournaments_pb2_grpc.TournamentsServiceServicer):
     def __init__(
         self,
         store: TournamentStore,
@@ -79,7 +79,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
 
     async def CreateTournament(
         self, request: pb.CreateTournamentRequest, context: Context
-    ) -> pb.Tournament:
+    ) -> pb.CreateTournamentResponse:
         organizer = await self._player(context)
         config = self._config(request, organizer)
         now = self.clock()
@@ -107,7 +107,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
         await self.store.set_due(
             tournament.tournament_id, config.start_at or now + self.settings.retention_seconds
         )
-        return tournament.to_pb()
+        return pb.CreateTournamentResponse(tournament=tournament.to_pb())
 
     def _config(self, r: pb.CreateTournamentRequest, organizer: str) -> Config:
         name = _name(r.name, "a tournament name", MAX_NAME)
@@ -179,7 +179,9 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
 
     # ---------------------------------------------------------------- entering
 
-    async def Register(self, request: pb.RegisterEntrantRequest, context: Context) -> pb.Tournament:
+    async def RegisterEntrant(
+        self, request: pb.RegisterEntrantRequest, context: Context
+    ) -> pb.RegisterEntrantResponse:
         caller = await self._player(context)
         tournament_id = _id(request.tournament_id)
         now = self.clock()
@@ -203,15 +205,15 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
             return t.register(entrant, now), None
 
         t, _ = await self.store.update(tournament_id, register)
-        return t.to_pb()
+        return pb.RegisterEntrantResponse(tournament=t.to_pb())
 
     async def _player_name(self, player_id: str) -> str:
         """The name from the shared player directory."""
         return await PlayerDirectory(self.store.redis).name(player_id) or f"player {player_id[:6]}"
 
-    async def Unregister(
+    async def UnregisterEntrant(
         self, request: pb.UnregisterEntrantRequest, context: Context
-    ) -> pb.Tournament:
+    ) -> pb.UnregisterEntrantResponse:
         caller = await self._player(context)
         tournament_id = _id(request.tournament_id)
         entrant_id = f"{BOT_ENTRANT}{request.bot_name.strip()}" if request.bot_name else caller
@@ -229,23 +231,24 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
             await self.engine.leave(
                 seat_match.match_id, seat_match.entrants.index(entrant_id), entrant_id
             )
-        return t.to_pb()
+        return pb.UnregisterEntrantResponse(tournament=t.to_pb())
 
     async def StartTournament(
         self, request: pb.StartTournamentRequest, context: Context
-    ) -> pb.Tournament:
+    ) -> pb.StartTournamentResponse:
         caller = await self._player(context)
         tournament_id = _id(request.tournament_id)
         t, _ = await self.store.update(tournament_id, partial(_start, caller))
         await self.store.set_due(tournament_id, self.clock())
-        return t.to_pb()
+        return pb.StartTournamentResponse(tournament=t.to_pb())
 
     # ---------------------------------------------------------------- reading
 
     async def GetTournament(
         self, request: pb.GetTournamentRequest, context: Context
-    ) -> pb.Tournament:
-        return (await self.store.load(_id(request.tournament_id))).tournament.to_pb()
+    ) -> pb.GetTournamentResponse:
+        t = (await self.store.load(_id(request.tournament_id))).tournament
+        return pb.GetTournamentResponse(tournament=t.to_pb())
 
     async def ListTournaments(
         self, request: pb.ListTournamentsRequest, context: Context
@@ -263,10 +266,13 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
         ]
         return pb.ListTournamentsResponse(tournaments=[t.to_pb() for t in found[:limit]])
 
-    async def GetStandings(self, request: pb.GetStandingsRequest, context: Context) -> pb.Standings:
-        return (await self.store.load(_id(request.tournament_id))).tournament.standings()
+    async def GetStandings(
+        self, request: pb.GetStandingsRequest, context: Context
+    ) -> pb.GetStandingsResponse:
+        t = (await self.store.load(_id(request.tournament_id))).tournament
+        return pb.GetStandingsResponse(standings=t.standings())
 
-    async def GetSeat(self, request: pb.GetSeatRequest, context: Context) -> pb.Seat:
+    async def GetSeat(self, request: pb.GetSeatRequest, context: Context) -> pb.GetSeatResponse:
         caller = await self._player(context)
         t = (await self.store.load(_id(request.tournament_id))).tournament
         if t.entrant(caller) is None:
@@ -282,7 +288,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
                 token = (
                     self.engine.seat_token(match.match_id, seat, caller) if match.match_id else ""
                 )
-                return pb.Seat(
+                found = pb.Seat(
                     tournament_id=t.tournament_id,
                     block=t.block,
                     table=table,
@@ -290,14 +296,15 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
                     seat=seat,
                     seat_token=token,
                 )
+                return pb.GetSeatResponse(seat=found)
         raise ServiceError(
             grpc.StatusCode.FAILED_PRECONDITION,
             f"no seat for you now (the tournament is {t.status}); follow it for the next block",
         )
 
-    async def Follow(
+    async def FollowTournament(
         self, request: pb.FollowTournamentRequest, context: Context
-    ) -> AsyncIterator[pb.TournamentEvent]:
+    ) -> AsyncIterator[pb.FollowTournamentResponse]:
         tournament_id = _id(request.tournament_id)
         t = (await self.store.load(tournament_id)).tournament
         position = request.after_event_id or "0"
@@ -316,7 +323,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
                 )
                 for event in events_of(entries):
                     position = event.id
-                    yield event
+                    yield pb.FollowTournamentResponse(event=event)
                     if event.WhichOneof("kind") in ("final_ranking", "cancelled"):
                         return
                 if entries:
@@ -331,7 +338,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
 
     async def GetChampionship(
         self, request: pb.GetChampionshipRequest, context: Context
-    ) -> pb.Championship:
+    ) -> pb.GetChampionshipResponse:
         if not 0 <= request.limit <= 1000:
             raise invalid("limit must be from 1 to 1000 (0: 100)")
         year = request.year or ranking.championship_year(self.clock(), self.settings.time_zone)
@@ -344,7 +351,7 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
             [ranking.ChampionshipEntry(r.player, r.points, r.maumaus, r.tournaments) for r in rows],
             decided,
         )
-        return pb.Championship(
+        championship = pb.Championship(
             year=year,
             rows=[
                 pb.ChampionshipRow(
@@ -360,16 +367,18 @@ class TournamentsService(tournaments_pb2_grpc.TournamentsServicer):
                 for p in order[: request.limit or 100]
             ],
         )
+        return pb.GetChampionshipResponse(championship=championship)
 
     async def GetPlayerTournaments(
         self, request: pb.GetPlayerTournamentsRequest, context: Context
-    ) -> pb.PlayerTournaments:
+    ) -> pb.GetPlayerTournamentsResponse:
         if not 1 <= len(request.player) <= 64:
             raise invalid("player is required: a player id or bot:<name>")
         if not 0 <= request.limit <= 100:
             raise invalid("limit must be from 1 to 100 (0: 20)")
         history = await self.store.history(request.player, request.limit or 20)
-        return pb.PlayerTournaments(tournaments=[pb.PlayerTournament(**h) for h in history])
+        found = pb.PlayerTournaments(tournaments=[pb.PlayerTournament(**h) for h in history])
+        return pb.GetPlayerTournamentsResponse(tournaments=found)
 
 
 def _plays_fixed_rounds(preset: str) -> bool:
