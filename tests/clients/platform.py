@@ -41,6 +41,8 @@ class RunningPlatform:
             self.address("matchmaking"),
             "--rating-address",
             self.address("rating"),
+            "--accounts-address",
+            self.address("accounts"),
         ]
 
     def stop(self) -> None:

@@ -184,6 +184,7 @@ def run(
         "MAUMAU_MATCHMAKING_ADDRESS": platform.address("matchmaking"),
         "MAUMAU_RATING_ADDRESS": platform.address("rating"),
         "MAUMAU_BOTS_ADDRESS": platform.address("bots"),
+        "MAUMAU_ACCOUNTS_ADDRESS": platform.address("accounts"),
     }
     log = home / "output"
     with open(log, "w") as out:

@@ -21,6 +21,7 @@ import grpc
 
 from maumau_cli.texts import LANGUAGES, Texts, default_language
 from maumau_sdk import (
+    DEFAULT_ACCOUNTS_ADDRESS,
     DEFAULT_ADDRESS,
     DEFAULT_MATCHMAKING_ADDRESS,
     DEFAULT_RATING_ADDRESS,
@@ -47,7 +48,8 @@ def address_option(
 
 
 def add_platform_options(parser: argparse.ArgumentParser) -> None:
-    """--address, --matchmaking-address, --rating-address, --lang, --name and --plain."""
+    """--address, --matchmaking-address, --rating-address, --accounts-address, --lang, --name
+    and --plain."""
     address_option(parser, "--address", "MAUMAU_ADDRESS", DEFAULT_ADDRESS, "the engine")
     address_option(
         parser,
@@ -58,6 +60,13 @@ def add_platform_options(parser: argparse.ArgumentParser) -> None:
     )
     address_option(
         parser, "--rating-address", "MAUMAU_RATING_ADDRESS", DEFAULT_RATING_ADDRESS, "the ladder"
+    )
+    address_option(
+        parser,
+        "--accounts-address",
+        "MAUMAU_ACCOUNTS_ADDRESS",
+        DEFAULT_ACCOUNTS_ADDRESS,
+        "the accounts service",
     )
     parser.add_argument(
         "--lang", choices=LANGUAGES, default=None, help="de or en (default: from the locale)"
@@ -123,6 +132,7 @@ def connect(args: argparse.Namespace) -> Platform:
         timeout=5.0,
         matchmaking_address=args.matchmaking_address,
         rating_address=args.rating_address,
+        accounts_address=args.accounts_address,
     )
 
 
@@ -134,15 +144,57 @@ def home() -> Path:
     return Path(config) / "maumau"
 
 
+def players_file() -> Path:
+    return home() / "players.json"
+
+
+def kept_players() -> dict[str, object]:
+    """Who you are on each platform (by engine address), as ``players.json`` keeps it."""
+    try:
+        kept = json.loads(players_file().read_text())
+    except (OSError, ValueError):
+        return {}
+    return kept if isinstance(kept, dict) else {}
+
+
+class SignedOut(Exception):
+    """The kept account session has ended: only signing in again brings the account back (a
+    new anonymous player would not be you)."""
+
+    def __init__(self, username: str) -> None:
+        super().__init__(username)
+        self.username = username
+
+
+def keep(platform: Platform, player: Player, *, account: bool = False) -> None:
+    """Keep ``player`` as who you are on this platform, readable by you alone; ``account``
+    when it is a signed-in account's session rather than an anonymous player."""
+    kept = kept_players()
+    kept[platform.address] = {
+        "player_id": player.player_id,
+        "token": player.token,
+        "name": player.name,
+        **({"account": True} if account else {}),
+    }
+    path = players_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch(0o600)
+    path.chmod(0o600)  # the token is who you are
+    path.write_text(json.dumps(kept, indent=2))
+
+
+def forget(platform: Platform) -> None:
+    """Forget who you are on this platform (after signing out or deleting the account)."""
+    kept = kept_players()
+    if kept.pop(platform.address, None) is not None:
+        players_file().write_text(json.dumps(kept, indent=2))
+
+
 async def me(platform: Platform, name: str | None) -> Player:
     """The player kept for this platform's address, or a new one registered (and kept)."""
-    path = home() / "players.json"
-    try:
-        kept = json.loads(path.read_text())
-    except (OSError, ValueError):
-        kept = {}
-    known = kept.get(platform.address) if isinstance(kept, dict) else None
+    known = kept_players().get(platform.address)
     player = None
+    account = isinstance(known, dict) and bool(known.get("account"))
     if isinstance(known, dict) and {"player_id", "token"} <= known.keys():
         player = platform.player(known["player_id"], known["token"], known.get("name", ""))
         try:
@@ -150,18 +202,13 @@ async def me(platform: Platform, name: str | None) -> Player:
         except MauMauError as error:
             if error.status != grpc.StatusCode.UNAUTHENTICATED:
                 raise
+            if account:
+                forget(platform)
+                raise SignedOut(player.name) from error
             player = None  # expired or revoked: this platform knows us no more
     if player is None:
         player = await platform.register((name or user_name())[:32])
-    kept = kept if isinstance(kept, dict) else {}
-    kept[platform.address] = {
-        "player_id": player.player_id,
-        "token": player.token,
-        "name": player.name,
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(kept, indent=2))
-    path.chmod(0o600)  # the token is who you are
+    keep(platform, player, account=account)
     return player
 
 
@@ -169,6 +216,9 @@ async def guarded(texts: Texts, address: str, work: Awaitable[int]) -> int:
     """Run a command's work; an unreachable platform is exit status 2, a refusal 1."""
     try:
         return await work
+    except SignedOut as error:
+        say(texts.get("signed_out", username=error.username))
+        return 1
     except MauMauError as error:
         if error.status in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
             say(texts.get("no_platform", address=address))

@@ -199,6 +199,36 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "profile_won": ", won",
         "ranked": "ranked",
         "casual": "casual",
+        "password_prompt": "Password: ",
+        "new_password_prompt": "New password (at least 8 characters): ",
+        "current_password_prompt": "Current password (none: press Enter): ",
+        "logged_in": "Signed in as {username} ({player_id}). Every command now plays as you.",
+        "logged_out": "{username} is signed out on this device.",
+        "not_logged_in": "This device is not signed in to an account (sign in with "
+        "`maumau login NAME`).",
+        "signed_out": "The session of {username} on this device has ended: sign in again with "
+        "`maumau login {username}`.",
+        "account_header": "{username} ({player_id})",
+        "account_password": "  password: {state}",
+        "account_passkey": "  passkey: {name} (last used {used})",
+        "account_provider": "  signs in with {provider}: {email}",
+        "yes": "yes",
+        "no": "no",
+        "claimed": "You are now the account {username} ({player_id}), with your history, XP and "
+        "ratings.",
+        "password_set": "The password is set.",
+        "session_line": "  {session_id}  {device:<32} {how:<14} since {since}{current}",
+        "session_current": "  (this device)",
+        "signed_out_everywhere": "Every other device is signed out; this one has a new session.",
+        "signed_out_one": "Session {session_id} is signed out.",
+        "sign_out_which": "name a session id (see `maumau account sessions`) or give --everywhere",
+        "token_line": "  {token_id}  {name:<24} {scope:<5} until {until}",
+        "token_created": "Token {token_id} (until {until}); it is shown this once, keep it safe:",
+        "token_revoked": "Token {token_id} is revoked.",
+        "exported": "Everything kept about you is in {path}.",
+        "delete_confirm": "Deleting {username} ends every session at once and cannot be undone. "
+        "Type the username to confirm: ",
+        "deleted": "The account is deleted.",
     },
     "de": {
         "connecting": "Verbinde mit der Plattform unter {address} ...",
@@ -383,6 +413,38 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "profile_won": ", gewonnen",
         "ranked": "gewertet",
         "casual": "locker",
+        "password_prompt": "Passwort: ",
+        "new_password_prompt": "Neues Passwort (mindestens 8 Zeichen): ",
+        "current_password_prompt": "Bisheriges Passwort (keines: Eingabetaste): ",
+        "logged_in": "Angemeldet als {username} ({player_id}). Jeder Befehl spielt jetzt als du.",
+        "logged_out": "{username} ist auf diesem Gerät abgemeldet.",
+        "not_logged_in": "Dieses Gerät ist bei keinem Konto angemeldet (anmelden mit "
+        "`maumau login NAME`).",
+        "signed_out": "Die Sitzung von {username} auf diesem Gerät ist beendet: melde dich neu an "
+        "mit `maumau login {username}`.",
+        "account_header": "{username} ({player_id})",
+        "account_password": "  Passwort: {state}",
+        "account_passkey": "  Passkey: {name} (zuletzt benutzt {used})",
+        "account_provider": "  meldet sich an mit {provider}: {email}",
+        "yes": "ja",
+        "no": "nein",
+        "claimed": "Du bist jetzt das Konto {username} ({player_id}), mit deinem Verlauf, deinen "
+        "XP und Wertungen.",
+        "password_set": "Das Passwort ist gesetzt.",
+        "session_line": "  {session_id}  {device:<32} {how:<14} seit {since}{current}",
+        "session_current": "  (dieses Gerät)",
+        "signed_out_everywhere": "Alle anderen Geräte sind abgemeldet; dieses hat eine neue "
+        "Sitzung.",
+        "signed_out_one": "Sitzung {session_id} ist abgemeldet.",
+        "sign_out_which": "nenne eine Sitzung (siehe `maumau account sessions`) oder --everywhere",
+        "token_line": "  {token_id}  {name:<24} {scope:<5} bis {until}",
+        "token_created": "Token {token_id} (bis {until}); er wird nur dieses eine Mal gezeigt, "
+        "bewahre ihn sicher auf:",
+        "token_revoked": "Token {token_id} ist widerrufen.",
+        "exported": "Alles, was über dich gespeichert ist, steht in {path}.",
+        "delete_confirm": "Das Löschen von {username} beendet sofort jede Sitzung und lässt sich "
+        "nicht rückgängig machen. Gib zur Bestätigung den Benutzernamen ein: ",
+        "deleted": "Das Konto ist gelöscht.",
     },
 }
 

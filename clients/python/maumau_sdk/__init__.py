@@ -20,7 +20,9 @@ Connect, register, open a match against bots and play it to the end::
 
 The pieces:
 
-- :class:`Platform` (``Platform.connect(address)``) -> :meth:`Platform.register` -> :class:`Player`
+- :class:`Platform` (``Platform.connect(address)``) -> :meth:`Platform.register` -> :class:`Player`;
+  :meth:`Platform.login` signs in to an account, ``player.account`` (:class:`Account`) claims a
+  username and manages passwords, sessions and personal access tokens
 - :meth:`Player.create_match` / :meth:`Player.join` -> :class:`Seat` (keeps the seat token)
 - :meth:`Seat.view` -> :class:`View`; :meth:`Seat.act` -> :class:`ActResult` (request ids and safe
   retries are automatic); ``async for event in seat.events()`` (resumes after reconnects)
@@ -38,7 +40,9 @@ The pieces:
 """
 
 from maumau.rules import Action, Card, Outcome, Play
+from maumau_sdk.accounts import Account
 from maumau_sdk.client import (
+    DEFAULT_ACCOUNTS_ADDRESS,
     DEFAULT_ADDRESS,
     DEFAULT_BOTS_ADDRESS,
     DEFAULT_MATCHMAKING_ADDRESS,
@@ -84,11 +88,13 @@ from maumau_sdk.values import (
 )
 
 __all__ = [
+    "DEFAULT_ACCOUNTS_ADDRESS",
     "DEFAULT_ADDRESS",
     "DEFAULT_BOTS_ADDRESS",
     "DEFAULT_MATCHMAKING_ADDRESS",
     "DEFAULT_RATING_ADDRESS",
     "DEFAULT_TOURNAMENTS_ADDRESS",
+    "Account",
     "ActResult",
     "Action",
     "ActionLike",

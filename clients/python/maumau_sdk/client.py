@@ -36,6 +36,8 @@ from maumau import wire
 from maumau.rules import BadInput
 from maumau.rules.errors import MESSAGES as RULE_TEXTS
 from maumau.v1 import (
+    accounts_pb2,
+    accounts_pb2_grpc,
     bots_pb2,
     bots_pb2_grpc,
     engine_pb2,
@@ -48,6 +50,7 @@ from maumau.v1 import (
     rating_pb2,
     rating_pb2_grpc,
 )
+from maumau_sdk.accounts import Account
 from maumau_sdk.errors import RETRYABLE, MauMauError
 from maumau_sdk.lobby import (
     Hint,
@@ -72,6 +75,7 @@ DEFAULT_ADDRESS = "127.0.0.1:50051"
 DEFAULT_MATCHMAKING_ADDRESS = "127.0.0.1:50053"
 DEFAULT_RATING_ADDRESS = "127.0.0.1:50054"
 DEFAULT_BOTS_ADDRESS = "127.0.0.1:50052"
+DEFAULT_ACCOUNTS_ADDRESS = "127.0.0.1:50056"
 CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
     # Reconnect soon after a replica restarts: gRPC's own backoff grows to two minutes.
     ("grpc.initial_reconnect_backoff_ms", 100),
@@ -158,11 +162,13 @@ class Platform:
         matchmaking_address: str = DEFAULT_MATCHMAKING_ADDRESS,
         rating_address: str = DEFAULT_RATING_ADDRESS,
         bots_address: str = DEFAULT_BOTS_ADDRESS,
+        accounts_address: str = DEFAULT_ACCOUNTS_ADDRESS,
     ) -> None:
         self.address = address
         self.matchmaking_address = matchmaking_address
         self.rating_address = rating_address
         self.bots_address = bots_address
+        self.accounts_address = accounts_address
         self.timeout = timeout
         """Seconds each call may take (per attempt)."""
         self.retry = retry or RetryPolicy()
@@ -186,6 +192,7 @@ class Platform:
         matchmaking_address: str = DEFAULT_MATCHMAKING_ADDRESS,
         rating_address: str = DEFAULT_RATING_ADDRESS,
         bots_address: str = DEFAULT_BOTS_ADDRESS,
+        accounts_address: str = DEFAULT_ACCOUNTS_ADDRESS,
     ) -> Platform:
         """A platform client for the engine at ``address`` ("host:port"), the matchmaker and the
         rating service at theirs (connected at their first use); TLS when ``credentials`` are
@@ -200,6 +207,7 @@ class Platform:
             matchmaking_address=matchmaking_address,
             rating_address=rating_address,
             bots_address=bots_address,
+            accounts_address=accounts_address,
         )
 
     def _open(self, address: str | None = None) -> grpc.aio.Channel:
@@ -290,6 +298,17 @@ class Platform:
             safe=False,
         )
         return Player(self, reply.player_id, reply.player_token, name)
+
+    async def login(self, username: str, password: str, *, device: str = "") -> Player:
+        """Sign in to the account ``username`` with its password: the account's player (its
+        id, history, XP and ratings), with a token of a new session listed as ``device``."""
+        stub = accounts_pb2_grpc.AccountsServiceStub(self._channel_to(self.accounts_address))
+        request = accounts_pb2.SignInRequest(username=username, password=password, device=device)
+        reply = await self._call(
+            lambda: stub.SignIn(request, timeout=self.timeout, wait_for_ready=True), safe=False
+        )
+        signed_in = reply.signed_in
+        return Player(self, signed_in.player_id, signed_in.player_token, signed_in.username)
 
     def player(self, player_id: str, token: str, name: str = "") -> Player:
         """A player registered before, from its id and the token :meth:`register` gave it."""
@@ -420,6 +439,11 @@ class Player:
 
     def __repr__(self) -> str:
         return f"Player({self.player_id!r}, name={self.name!r})"
+
+    @property
+    def account(self) -> Account:
+        """The player's account: claim a username, passwords, sessions, access tokens."""
+        return Account(self)
 
     async def renew_token(self) -> int:
         """Swap ``token`` for a fresh one with a new lifetime (player tokens expire; renew a

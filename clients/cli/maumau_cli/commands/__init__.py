@@ -5,4 +5,15 @@ parsed arguments and returning the exit status. A new subcommand is a new module
 name here.
 """
 
-COMMANDS = ("play", "queue", "party", "room", "leaderboard", "profile", "tournaments", "tournament")
+COMMANDS = (
+    "play",
+    "queue",
+    "party",
+    "room",
+    "leaderboard",
+    "profile",
+    "tournaments",
+    "tournament",
+    "login",
+    "account",
+)
