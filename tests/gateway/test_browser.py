@@ -261,7 +261,7 @@ async def test_moves_by_keyboard_alone(context: BrowserContext, gateway: Gateway
         await page.keyboard.press("Tab")
     await page.keyboard.press("Enter")
     await page.wait_for_selector(".table")
-    moves = 0
+    moves, stuck = 0, False
     deadline = asyncio.get_running_loop().time() + 120  # bots' turns take long on a busy machine
     while asyncio.get_running_loop().time() < deadline:
         if moves == 3 or await player.over():
@@ -280,11 +280,18 @@ async def test_moves_by_keyboard_alone(context: BrowserContext, gateway: Gateway
                 await page.keyboard.press("Enter")  # the first suit has the focus
             await player.wait_change(before)
             moves += 1
+        elif stuck:  # an arrow left the focus where it was: Tab on to the other controls
+            stuck = False
+            await page.keyboard.press("Tab")
         elif await page.evaluate(
             "(() => { const e = document.activeElement;"
             " return Boolean(e && e.closest('.hand li') && e.closest('li').nextElementSibling) })()"
         ):
+            before_key = await page.evaluate("document.activeElement?.dataset?.focusKey ?? ''")
             await page.keyboard.press("ArrowRight")  # the hand is one stop: arrows go through it
+            stuck = before_key == await page.evaluate(
+                "document.activeElement?.dataset?.focusKey ?? ''"
+            )
         elif await page.evaluate(
             "(() => document.activeElement?.closest('.hand li') !== null"
             " && document.querySelector('.hand .legal') !== null)()"
