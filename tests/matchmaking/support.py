@@ -157,7 +157,7 @@ class Player:
 
 
 async def register(client: redis.asyncio.Redis, *players: Player) -> None:
-    """Put the players in the player directory, as Players.Register would."""
+    """Put the players in the player directory, as PlayersService.Register would."""
     for player in players:
         await client.hset(f"player:{{{player.player_id}}}", mapping={"name": player.player_id[:32]})
 

@@ -1,6 +1,6 @@
 """The Accounts service: a player keeps their name, history and ratings on every device.
 
-A player starts anonymous (``Players.Register``) and may claim a unique username
+A player starts anonymous (``PlayersService.Register``) and may claim a unique username
 (:mod:`~maumau.accounts.names`), then sign in anywhere with a passkey
 (:mod:`~maumau.accounts.passkeys`), a password (:mod:`~maumau.accounts.passwords`) or an
 operator's OpenID Connect provider (:mod:`~maumau.accounts.providers`). Every sign-in answers

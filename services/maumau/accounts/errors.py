@@ -77,7 +77,7 @@ MESSAGES: Final[dict[str, dict[str, str]]] = {
         "username_taken": "the username '{name}' is taken, or looks too much like one that is: "
         "choose another",
         "already_claimed": "this player already has the account '{name}'",
-        "not_a_player": "only a registered player's own token (from Players.Register or a "
+        "not_a_player": "only a registered player's own token (from PlayersService.Register or a "
         "sign-in) can do this",
         "no_account": "this player has no account yet: claim a username first",
         "password_length": "a password has {least} to {most} characters",
@@ -128,7 +128,7 @@ MESSAGES: Final[dict[str, dict[str, str]]] = {
         "zu ähnlich: wähle einen anderen",
         "already_claimed": "dieser Spieler hat schon das Konto '{name}'",
         "not_a_player": "das geht nur mit dem eigenen Token eines registrierten Spielers (von "
-        "Players.Register oder einer Anmeldung)",
+        "PlayersService.Register oder einer Anmeldung)",
         "no_account": "dieser Spieler hat noch kein Konto: wähle zuerst einen Benutzernamen",
         "password_length": "ein Passwort hat {least} bis {most} Zeichen",
         "password_common": "dieses Passwort gehört zu den häufigsten, die Angreifer zuerst "

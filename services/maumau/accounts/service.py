@@ -1,5 +1,5 @@
 """The gRPC adapter of the Accounts service: tokens and requests in, the store and the sign-in
-ways behind them, the same signed player tokens out as Players.Register gives.
+ways behind them, the same signed player tokens out as PlayersService.Register gives.
 
 Every refusal is an :class:`~maumau.accounts.errors.AccountError` with its code; nothing a
 caller sends (passwords, codes, tokens, credentials) is ever logged.

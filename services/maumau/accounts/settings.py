@@ -115,7 +115,7 @@ class Settings(RedisSettings, TokenSettings):
         PLAYER_TOKEN_TTL_SECONDS,
         ge=60,
         le=366 * 86400,
-        description="how long a sign-in's player token works (Players.RenewToken renews it)",
+        description="how long a sign-in's player token works (PlayersService.RenewToken renews it)",
     )
     rp_id: str = Field(
         "localhost",

@@ -353,7 +353,8 @@ def _verify(
         expires = _claim(payload, "exp", int)
         if (time.time() if now is None else now) >= expires:
             again = {
-                TokenKind.PLAYER: "register again (Players.RenewToken renews one before it ends)",
+                TokenKind.PLAYER: "register again "
+                "(PlayersService.RenewToken renews one before it ends)",
                 TokenKind.SEAT: "its match is over; join a new match for a new seat token",
                 TokenKind.SERVICE: "the service must issue itself a new one",
                 TokenKind.BOTS: "the calling service must issue itself a new one",

@@ -235,7 +235,7 @@ class EngineService(engine_pb2_grpc.EngineServiceServicer):
             # choose, bots at the level of the table's rating.
             raise denied(
                 "ranked: ranked matches are made by the matchmaker only: queue with "
-                "Matchmaking.Enqueue(ranked=true) (or create a casual match: ranked=false)"
+                "MatchmakingService.Enqueue(ranked=true) (or create a casual match: ranked=false)"
             )
         if request.players and not platform:
             raise denied(

@@ -64,7 +64,7 @@ class Settings(RedisSettings, TokenSettings, QuotaSettings):
         30 * 86400,
         ge=60,
         le=366 * 86400,
-        description="how long a player token works (Players.RenewToken gives a fresh one)",
+        description="how long a player token works (PlayersService.RenewToken gives a fresh one)",
     )
     bots_address: str = Field(
         f"127.0.0.1:{BOTS.grpc}",
