@@ -22,3 +22,16 @@ def whole_platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running
     running = start_platform(tmp_path_factory.mktemp("platform"), **FAST)
     yield running
     running.stop()
+
+
+@pytest.fixture
+async def everywhere(whole_platform: RunningPlatform) -> AsyncIterator[Platform]:
+    """The SDK connected to every service of the whole platform."""
+    async with Platform.connect(
+        whole_platform.address("engine"),
+        matchmaking_address=whole_platform.address("matchmaking"),
+        rating_address=whole_platform.address("rating"),
+        bots_address=whole_platform.address("bots"),
+        accounts_address=whole_platform.address("accounts"),
+    ) as connected:
+        yield connected

@@ -8,31 +8,19 @@ from __future__ import annotations
 import json
 import re
 import tempfile
-from collections.abc import AsyncIterator
 
 import grpc
 import pexpect
 import pytest
 
-from maumau_sdk import MauMauError, Platform
-from tests.clients.platform import RunningPlatform
+from maumau_sdk import MauMauError
 from tests.clients.test_cli_platform import spawn
 
 PASSWORD = "tulip-harbour-lantern"
 
 
-@pytest.fixture
-async def platform(whole_platform: RunningPlatform) -> AsyncIterator[Platform]:
-    async with Platform.connect(
-        whole_platform.address("engine"),
-        matchmaking_address=whole_platform.address("matchmaking"),
-        rating_address=whole_platform.address("rating"),
-        accounts_address=whole_platform.address("accounts"),
-    ) as connected:
-        yield connected
-
-
-async def test_a_claimed_account_signs_in_on_another_device_as_the_same_player(platform):
+async def test_a_claimed_account_signs_in_on_another_device_as_the_same_player(everywhere):
+    platform = everywhere
     player = await platform.register("Ada")
     anonymous_token = player.token
     account = await player.account.claim("ada_sdk", password=PASSWORD, device="phone")
@@ -60,7 +48,8 @@ async def test_a_claimed_account_signs_in_on_another_device_as_the_same_player(p
     assert [s.device for s in await laptop.account.sessions()] == ["laptop"]
 
 
-async def test_a_personal_access_token_plays_reads_or_is_revoked(platform):
+async def test_a_personal_access_token_plays_reads_or_is_revoked(everywhere):
+    platform = everywhere
     player = await platform.register("Tokens")
     await player.account.claim("tok_sdk", password=PASSWORD)
     listed, secret = await player.account.create_access_token("reader", scope="read")
@@ -82,7 +71,8 @@ async def test_a_personal_access_token_plays_reads_or_is_revoked(platform):
         await player.account.create_access_token("bot", scope="bot:play")
 
 
-async def test_export_then_delete(platform):
+async def test_export_then_delete(everywhere):
+    platform = everywhere
     player = await platform.register("Leaving")
     await player.account.claim("leaving_sdk", password=PASSWORD)
     exported = await player.account.export()

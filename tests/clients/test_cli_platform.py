@@ -40,13 +40,8 @@ def play_match(child: pexpect.spawn) -> None:
 
 
 @pytest.fixture
-async def sdk(whole_platform: RunningPlatform):
-    async with Platform.connect(
-        whole_platform.address("engine"),
-        matchmaking_address=whole_platform.address("matchmaking"),
-        rating_address=whole_platform.address("rating"),
-    ) as connected:
-        yield connected
+def sdk(everywhere: Platform) -> Platform:
+    return everywhere
 
 
 async def test_queue_then_profile_and_leaderboard_in_the_terminal(whole_platform, sdk):

@@ -7,28 +7,21 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import grpc
 import pytest
 
 from maumau_sdk import MauMauError, Platform, Seat
-from tests.clients.platform import RunningPlatform
 from tests.clients.test_sdk import choose
 
 T = TypeVar("T")
 
 
 @pytest.fixture
-async def platform(whole_platform: RunningPlatform) -> AsyncIterator[Platform]:
-    async with Platform.connect(
-        whole_platform.address("engine"),
-        matchmaking_address=whole_platform.address("matchmaking"),
-        rating_address=whole_platform.address("rating"),
-        bots_address=whole_platform.address("bots"),
-    ) as connected:
-        yield connected
+def platform(everywhere: Platform) -> Platform:
+    return everywhere
 
 
 async def eventually(read: Callable[[], Awaitable[T]], ok: Callable[[T], bool]) -> T:

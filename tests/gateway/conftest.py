@@ -4,10 +4,10 @@ but Redis, and every test registers players of its own)."""
 from collections.abc import AsyncIterator
 
 import pytest
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser, BrowserContext, async_playwright
 
 from maumau.common.redis_server import EmbeddedRedis
-from tests.gateway.browser import CHROMIUM, FLAGS
+from tests.gateway.browser import CHROMIUM, FLAGS, new_context
 from tests.gateway.support import Gateway, Platform, platform, start_gateway
 from tests.support.programs import require
 
@@ -36,3 +36,13 @@ async def browser() -> AsyncIterator[Browser]:
         launched = await playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         yield launched
         await launched.close()
+
+
+@pytest.fixture
+async def context(browser: Browser) -> AsyncIterator[BrowserContext]:
+    """A desktop page's context in English, motion reduced (a module may define its own)."""
+    opened = await new_context(
+        browser, locale="en-GB", viewport={"width": 1280, "height": 800}, reduced_motion="reduce"
+    )
+    yield opened
+    await opened.close()

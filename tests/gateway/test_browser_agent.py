@@ -10,13 +10,11 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import AsyncIterator
 
-import pytest
-from playwright.async_api import Browser, BrowserContext, Locator, Page
+from playwright.async_api import BrowserContext, Locator, Page
 from playwright.async_api import Error as PlaywrightError
 
-from tests.gateway.browser import ARTEFACTS, new_context
+from tests.gateway.browser import ARTEFACTS
 from tests.gateway.support import Gateway
 
 QUESTIONS = (
@@ -29,15 +27,6 @@ QUESTIONS = (
 
 ANSWERS = re.compile(r"^(Play it|Sit out|Keep it|Draw a card|Take \d+ cards|Keep the drawn card)$")
 """Which of a group's buttons answer it (a wish prompt's "Back" does not)."""
-
-
-@pytest.fixture
-async def context(browser: Browser) -> AsyncIterator[BrowserContext]:
-    opened = await new_context(
-        browser, locale="en-GB", viewport={"width": 1280, "height": 800}, reduced_motion="reduce"
-    )
-    yield opened
-    await opened.close()
 
 
 async def first_present(locator: Locator) -> Locator | None:

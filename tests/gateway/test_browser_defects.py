@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
 
-import pytest
 from playwright.async_api import Browser, BrowserContext, Page, expect
 
 from tests.gateway.browser import (
@@ -30,15 +28,6 @@ JS_POST = """async ([path, body]) => {
     headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
   return [response.status, await response.json()];
 }"""
-
-
-@pytest.fixture
-async def context(browser: Browser) -> AsyncIterator[BrowserContext]:
-    opened = await new_context(
-        browser, locale="en-GB", viewport={"width": 1280, "height": 800}, reduced_motion="reduce"
-    )
-    yield opened
-    await opened.close()
 
 
 async def signed_in(context: BrowserContext, gateway: Gateway, name: str, path: str = "/") -> Page:

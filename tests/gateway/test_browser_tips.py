@@ -9,9 +9,7 @@ import asyncio
 import json
 import re
 import time
-from collections.abc import AsyncIterator
 
-import pytest
 from playwright.async_api import Browser, BrowserContext, Locator, Page, Request, expect
 
 from tests.gateway.browser import FakeMatch, Player, action, fake_view, new_context, play
@@ -19,15 +17,6 @@ from tests.gateway.support import Gateway
 
 NOT_DECISIONS = ("catch:", "call:", "suit:", "challenge")
 """Moves that are no play, draw or pass: the tips do not count them."""
-
-
-@pytest.fixture
-async def context(browser: Browser) -> AsyncIterator[BrowserContext]:
-    opened = await new_context(
-        browser, locale="en-GB", viewport={"width": 1280, "height": 800}, reduced_motion="reduce"
-    )
-    yield opened
-    await opened.close()
 
 
 def tip_of(page: Page) -> Locator:
