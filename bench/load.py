@@ -443,12 +443,14 @@ class Player:
         )
         for attempt in range(ENQUEUE_ATTEMPTS):  # a retry answers the ticket a lost call queued
             try:
-                ticket = await self.stats.call(
-                    "Enqueue",
-                    self.stubs.matchmaking.Enqueue(
-                        request, metadata=bearer(self.token), timeout=CALL_SECONDS
-                    ),
-                )
+                ticket = (
+                    await self.stats.call(
+                        "Enqueue",
+                        self.stubs.matchmaking.Enqueue(
+                            request, metadata=bearer(self.token), timeout=CALL_SECONDS
+                        ),
+                    )
+                ).ticket
                 break
             except grpc.aio.AioRpcError as error:
                 if error.code() not in TRANSIENT or attempt + 1 == ENQUEUE_ATTEMPTS:
@@ -502,9 +504,12 @@ class Player:
         follower = asyncio.create_task(self.follow(ticket.match_id, ticket.seat, token, changed))
         request = engine_pb2.GetViewRequest(match_id=ticket.match_id)
         try:
-            view = await self.stats.call(
-                "GetView", self.stubs.engine.GetView(request, metadata=token, timeout=CALL_SECONDS)
-            )
+            view = (
+                await self.stats.call(
+                    "GetView",
+                    self.stubs.engine.GetView(request, metadata=token, timeout=CALL_SECONDS),
+                )
+            ).view
             while view.phase != "over":
                 acting = view.chooser if view.phase == "starter_suit" else view.turn
                 if acting == view.seat:
@@ -522,12 +527,14 @@ class Player:
                     except grpc.aio.AioRpcError as error:
                         code = error.code()
                         if code == grpc.StatusCode.FAILED_PRECONDITION:
-                            now = await self.stats.call(
-                                "GetView",
-                                self.stubs.engine.GetView(
-                                    request, metadata=token, timeout=CALL_SECONDS
-                                ),
-                            )
+                            now = (
+                                await self.stats.call(
+                                    "GetView",
+                                    self.stubs.engine.GetView(
+                                        request, metadata=token, timeout=CALL_SECONDS
+                                    ),
+                                )
+                            ).view
                             if now.version != view.version:  # another seat acted first
                                 self.stats.overtaken += 1
                                 view = now
@@ -543,10 +550,12 @@ class Player:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(changed.wait(), 5.0)
                 changed.clear()
-                view = await self.stats.call(
-                    "GetView",
-                    self.stubs.engine.GetView(request, metadata=token, timeout=CALL_SECONDS),
-                )
+                view = (
+                    await self.stats.call(
+                        "GetView",
+                        self.stubs.engine.GetView(request, metadata=token, timeout=CALL_SECONDS),
+                    )
+                ).view
             return view
         finally:
             follower.cancel()
@@ -587,9 +596,11 @@ class Player:
         """Poll the profile until the match is counted; answers whether it was."""
         request = rating_pb2.GetProfileRequest(player_id=self.player_id, recent=1)
         while time.monotonic() - finished < 120:
-            profile = await self.stats.call(
-                "GetProfile", self.stubs.rating.GetProfile(request, timeout=CALL_SECONDS)
-            )
+            profile = (
+                await self.stats.call(
+                    "GetProfile", self.stubs.rating.GetProfile(request, timeout=CALL_SECONDS)
+                )
+            ).profile
             if profile.recent and profile.recent[0].match_id == match_id:
                 self.stats.rating_lag_s.append(time.monotonic() - finished)
                 return True

@@ -112,13 +112,15 @@ class SimulatedPlayer:
         """Queue a ticket (bots at once), wait until it is seated: the match and seat token."""
         ticket_id = await self.enqueue()
         while True:
-            ticket = await self.retrying(
-                lambda: self.matchmaker.GetTicket(
-                    matchmaking_pb2.GetTicketRequest(ticket_id=ticket_id),
-                    metadata=auth(self.token),
-                    timeout=CALL_SECONDS,
+            ticket = (
+                await self.retrying(
+                    lambda: self.matchmaker.GetTicket(
+                        matchmaking_pb2.GetTicketRequest(ticket_id=ticket_id),
+                        metadata=auth(self.token),
+                        timeout=CALL_SECONDS,
+                    )
                 )
-            )
+            ).ticket
             if ticket.state == "seated":
                 return ticket.match_id, ticket.seat_token
             assert ticket.state == "searching", f"ticket {ticket_id} ended: {ticket}"
@@ -149,13 +151,15 @@ class SimulatedPlayer:
     async def play(self, match_id: str, seat_token: str) -> None:
         """Play the seat until the match is over; bots move on the engine meanwhile."""
         while True:
-            view = await self.retrying(
-                lambda: self.engine().GetView(
-                    engine_pb2.GetViewRequest(match_id=match_id),
-                    metadata=auth(seat_token),
-                    timeout=CALL_SECONDS,
+            view = (
+                await self.retrying(
+                    lambda: self.engine().GetView(
+                        engine_pb2.GetViewRequest(match_id=match_id),
+                        metadata=auth(seat_token),
+                        timeout=CALL_SECONDS,
+                    )
                 )
-            )
+            ).view
             if view.phase == "over":
                 return
             if not acting(view):
