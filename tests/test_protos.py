@@ -83,3 +83,17 @@ def test_a_change_that_breaks_a_client_fails(
     done = breaking(buf, protos)
     assert done.returncode != 0 and rule in done.stdout, done.stdout + done.stderr
     assert breaking(buf, ROOT / "protos").returncode == 0
+
+
+def test_the_release_image_kept_for_shallow_clones_accepts_the_protos(buf: Path) -> None:
+    """A clone without the release's tag or commit compares with its image in protos/releases/
+    (built from the tag when the release was made): the protos keep its clients working."""
+    images = sorted((ROOT / "protos" / "releases").glob("v*.binpb"))
+    assert images, "no release image in protos/releases/"
+    done = subprocess.run(
+        [str(buf), "breaking", str(ROOT / "protos"), "--against", str(images[-1])],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
