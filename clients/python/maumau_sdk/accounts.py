@@ -23,7 +23,6 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from maumau.v1 import accounts_pb2 as pb
-from maumau.v1 import accounts_pb2_grpc
 
 if TYPE_CHECKING:
     from maumau_sdk.client import Player
@@ -43,12 +42,9 @@ class Account:
 
     async def _send(self, method: str, request: Any, *, safe: bool) -> Any:
         platform = self.player.platform
-        stub = accounts_pb2_grpc.AccountsServiceStub(
-            platform._channel_to(platform.accounts_address)
-        )
         token = self.player.token
         return await platform._call(
-            lambda: getattr(stub, method)(
+            lambda: getattr(platform._accounts, method)(
                 request,
                 metadata=(("authorization", f"Bearer {token}"),),
                 timeout=platform.timeout,

@@ -237,6 +237,11 @@ class Platform:
         return matchmaking_pb2_grpc.MatchmakingServiceStub(channel)
 
     @property
+    def _accounts(self) -> Any:
+        channel = self._channel_to(self.accounts_address)
+        return accounts_pb2_grpc.AccountsServiceStub(channel)
+
+    @property
     def _rating(self) -> Any:
         channel = self._channel_to(self.rating_address)
         return rating_pb2_grpc.RatingServiceStub(channel)
@@ -302,10 +307,10 @@ class Platform:
     async def login(self, username: str, password: str, *, device: str = "") -> Player:
         """Sign in to the account ``username`` with its password: the account's player (its
         id, history, XP and ratings), with a token of a new session listed as ``device``."""
-        stub = accounts_pb2_grpc.AccountsServiceStub(self._channel_to(self.accounts_address))
         request = accounts_pb2.SignInRequest(username=username, password=password, device=device)
         reply = await self._call(
-            lambda: stub.SignIn(request, timeout=self.timeout, wait_for_ready=True), safe=False
+            lambda: self._accounts.SignIn(request, timeout=self.timeout, wait_for_ready=True),
+            safe=False,
         )
         signed_in = reply.signed_in
         return Player(self, signed_in.player_id, signed_in.player_token, signed_in.username)
