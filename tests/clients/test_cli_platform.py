@@ -51,7 +51,7 @@ async def test_queue_then_profile_and_leaderboard_in_the_terminal(whole_platform
 
     def queue_and_play() -> str:
         child.expect(r"Queued for classic target=0 ranked")
-        child.expect(r"Seated: seat (\d) of 2 players at match ([\w-]+) \(1 bot\)")
+        child.expect(r"Seated: seat (\d) of 2 players at match ([\w-]+) \(1 computer\)")
         match_id = child.match.group(2)
         play_match(child)
         child.expect(pexpect.EOF)

@@ -124,7 +124,8 @@ def test_french_suits_show_as_symbols_where_the_terminal_can_and_read_back():
 @pytest.mark.parametrize(
     ("lang", "noun", "many", "texts"),
     [
-        ("en", "bot", 3, ("1 bot", "3 bots")),
+        ("en", "computer", 3, ("1 computer", "3 computers")),
+        ("de", "computer", 2, ("1 Computer", "2 Computer")),
         ("de", "round", 6, ("1 Runde", "6 Runden")),
         ("de", "card", 2, ("1 Karte", "2 Karten")),
         ("de", "move", 5, ("1 Zug", "5 Züge")),
@@ -138,9 +139,11 @@ def test_no_text_is_left_with_a_plural_placeholder():
     for lang in ("en", "de"):
         texts = Texts(lang)
         assert "Runde(n)" not in str(texts._texts) and "(s)" not in str(texts._texts)
-        welcome = texts.get("welcome", name="Ada", ruleset="classic", against=texts.count("bot", 1),
+        against = texts.count("computer", 1)
+        welcome = texts.get("welcome", name="Ada", ruleset="classic", against=against,
                             level="random", match_id="m")  # fmt: skip
-        assert ("against 1 bot " in welcome) if lang == "en" else ("gegen 1 Bot " in welcome)
+        expected = "against 1 computer " if lang == "en" else "gegen 1 Computer "
+        assert expected in welcome
 
 
 def test_the_prompt_shows_a_card_of_the_hand_in_the_deck_and_language_played():

@@ -450,7 +450,7 @@ async def play(
                     "welcome",
                     name=player.name,
                     ruleset=seat.match.ruleset,
-                    against=texts.count("bot", args.bots),
+                    against=texts.count("computer", args.bots),
                     level=args.level,
                     match_id=seat.match_id,
                 ),

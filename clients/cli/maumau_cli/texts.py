@@ -105,7 +105,7 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "you_obj": "you",
         "you_dat": "you",
         "and": " and ",
-        "bot": "Bot {seat}",
+        "computer": "Computer {seat}",
         "calls_mau": "'Mau!'",
         "calls_maumau": "'Mau-Mau!'",
         "calls_last": "'Last card!'",
@@ -318,7 +318,7 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "you_obj": "dich",
         "you_dat": "dir",
         "and": " und ",
-        "bot": "Bot {seat}",
+        "computer": "Computer {seat}",
         "calls_mau": "'Mau!'",
         "calls_maumau": "'Mau-Mau!'",
         "calls_last": "'Letzte Karte!'",
@@ -451,7 +451,7 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
 
 NOUNS: Mapping[str, Mapping[str, tuple[str, str]]] = {
     "en": {
-        "bot": ("bot", "bots"),
+        "computer": ("computer", "computers"),
         "card": ("card", "cards"),
         "penalty": ("penalty card", "penalty cards"),
         "round": ("round", "rounds"),
@@ -461,7 +461,7 @@ NOUNS: Mapping[str, Mapping[str, tuple[str, str]]] = {
         "second": ("second", "seconds"),
     },
     "de": {
-        "bot": ("Bot", "Bots"),
+        "computer": ("Computer", "Computer"),
         "card": ("Karte", "Karten"),
         "penalty": ("Strafkarte", "Strafkarten"),
         "round": ("Runde", "Runden"),
@@ -608,12 +608,12 @@ class Texts:
     # ------------------------------------------------------------------ names
 
     def name(self, seat: int, seats: Sequence[SeatInfo], me: int, *, obj: bool = False) -> str:
-        """How a seat is called in the log: 'you' for yourself, a player's name, 'Bot 2'."""
+        """How a seat is called in the log: 'you' for yourself, a player's name, 'Computer 2'."""
         if seat == me:
             return self.get("you_obj" if obj else "you")
         info = next((s for s in seats if s.seat == seat), None)
         if info is None or info.is_bot or not info.name:
-            return self.get("bot", seat=seat)
+            return self.get("computer", seat=seat)
         return info.name
 
     def _seat_event(
@@ -708,7 +708,7 @@ class Texts:
         return self.get(key, by=self.name(by, seats, me), **values)
 
     def names(self, seats_: Sequence[int], seats: Sequence[SeatInfo], me: int) -> str:
-        """Several seats' names joined: 'Bot 1 and you'."""
+        """Several seats' names joined: 'Computer 1 and you'."""
         return self.get("and").join(self.name(s, seats, me) for s in seats_)
 
     def _drew(self, drew: object, seats: Sequence[SeatInfo], me: int) -> str | None:

@@ -93,7 +93,7 @@ async def run(args: argparse.Namespace) -> int:
                     seat=state.seat,
                     table=texts.count("player", state.table_seats),
                     match_id=state.match_id,
-                    bots=texts.count("bot", state.bot_seats),
+                    bots=texts.count("computer", state.bot_seats),
                 )
             )
             seat = await ticket.seat()
