@@ -98,6 +98,10 @@ GOALS: list[tuple[str, str, str, float]] = [
     ("10,000 tickets seated, s (2 engines)", "matchmaking.with_engine.seat_all_s", "<=", 5.0),
     ("rating applied/s vs openskill rate()/s", "ratio.rating_applied_vs_openskill_rate", ">=", 0.5),
     ("gateway: live pages with a WebSocket held", "gateway.sessions.held", ">=", 1000),
+    ("gateway: front page first load, KB over the wire", "gateway.first_load.kb", "<=", 150),
+    # Lighthouse's "good" marks for these two:
+    ("gateway: front page first contentful paint, ms", "gateway.first_load.fcp_ms", "<=", 1800),
+    ("gateway: front page total blocking time, ms", "gateway.first_load.tbt_ms", "<=", 200),
     ("Follow: 5,000 streams, event delivery p99 ms", "streams.delivery_p99_ms", "<=", 100),
     ("Follow: health answers not SERVING meanwhile", "streams.health_not_serving", "<=", 0),
     ("Follow: followers missing events at the end", "streams.followers_behind_at_end", "<=", 0),

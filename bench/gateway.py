@@ -10,6 +10,8 @@
   once. Memory per session is the gateway process's resident set growth divided by the sessions.
   While all of them stay open, PLAYERS of them play on, and the time from sending each Act to
   the first WebSocket frame of that move on its page is measured (with every socket open).
+- First load: the front page in a fresh Chromium, its bytes and paint figures
+  (``bench/page_load.py``).
 
 Engine replicas (ENGINES) and the gateway run as processes of their own (``python -m
 maumau.engine``, ``python -m maumau.gateway``) on a real redis-server; the clients run in this
@@ -45,6 +47,7 @@ from bench.engine import (
     process,
     summary,
 )
+from bench.page_load import first_load
 from maumau.common.redis_server import EmbeddedRedis, free_port
 from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 
@@ -420,6 +423,7 @@ async def run(seconds: float, workdir: Path) -> dict[str, float]:
                 started([sys.executable, "-m", "maumau.gateway"], workdir / "gateway.log", env)
             )
             await wait_http(f"{base}/healthz", workdir / "gateway.log")
+            figures.update(await first_load(base))
             figures.update(await added_latency(base, f"ipv4:{engines}", seconds))
             figures.update(await sessions(base, gw.pid, seconds))
     finally:

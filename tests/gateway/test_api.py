@@ -4,8 +4,10 @@ rating on real gRPC and Redis), driven by a plain HTTP client as a browser would
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -65,6 +67,27 @@ async def test_pages_and_files_carry_a_strict_content_security_policy(gateway: G
         async with session.get("/") as response:
             page = await response.text()
     assert "<script>" not in page and 'type="module" src="/static/app.js"' in page
+
+
+async def test_the_page_and_its_scripts_and_styles_go_compressed_and_whole(
+    gateway: Gateway,
+) -> None:
+    web_root = Path(__file__).resolve().parents[2] / "clients" / "web"
+    async with aiohttp.ClientSession(base_url=gateway.url, auto_decompress=False) as session:
+        for path, file in (("/", "index.html"), ("/static/table.js", "table.js"),
+                           ("/static/style.css", "style.css")):  # fmt: skip
+            async with session.get(path, headers={"Accept-Encoding": "gzip"}) as response:
+                assert response.status == 200, path
+                assert response.headers["Content-Encoding"] == "gzip", path
+                body = await response.read()
+            assert gzip.decompress(body) == (web_root / file).read_bytes(), path
+            if file != "index.html":
+                assert len(body) < (web_root / file).stat().st_size / 2, path
+        async with session.get(
+            "/static/table.js", headers={"Accept-Encoding": "identity"}
+        ) as plain:
+            assert "Content-Encoding" not in plain.headers
+            assert await plain.read() == (web_root / "table.js").read_bytes()
 
 
 async def test_a_seat_token_never_reaches_the_page(

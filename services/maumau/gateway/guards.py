@@ -103,9 +103,21 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
         response.headers.update(SECURITY_HEADERS)
         if request.path.startswith("/api/"):
             response.headers["Cache-Control"] = "no-store"
+        elif isinstance(response, web.FileResponse) and compressible(request.path):
+            response.enable_compression()  # gzip or deflate, as the browser accepts
     REQUESTS.labels(name, str(response.status)).inc()
     REQUEST_SECONDS.labels(name).observe(time.perf_counter() - started)
     return response
+
+
+COMPRESSED = (".js", ".css", ".html", ".svg", ".json", ".txt")
+
+
+def compressible(path: str) -> bool:
+    """Whether the page's text (its scripts, styles and the page itself) goes compressed: the
+    first load is a fifth of its size that way; images are compressed already."""
+    name = path.rsplit("/", 1)[-1]
+    return "." not in name or name.endswith(COMPRESSED)
 
 
 @web.middleware
