@@ -177,11 +177,11 @@ def test_a_bot_level_at_two_seats_sums_its_seats_changes() -> None:
     changes (mu by the sum, sigma by the product of the factors)."""
     seats = [
         seat(0, bot="random", total=0, winner=True),
-        seat(1, "ada", total=30),
+        seat(1, bot="heuristic", total=30),
         seat(2, bot="random", total=60),
     ]
     match = one(result(seats))
-    priors = {"bot:random": DEFAULT_SKILL, "ada": DEFAULT_SKILL}
+    priors = {"bot:random": DEFAULT_SKILL, "bot:heuristic": DEFAULT_SKILL}
     model = PlackettLuce()
     first, second, third = model.rate([[model.rating()] for _ in range(3)], ranks=[1, 2, 3])
     rated = rate(match, priors, places(match))
@@ -189,7 +189,34 @@ def test_a_bot_level_at_two_seats_sums_its_seats_changes() -> None:
     sigma = DEFAULT_SKILL.sigma * (first[0].sigma / DEFAULT_SKILL.sigma)
     sigma *= third[0].sigma / DEFAULT_SKILL.sigma
     assert rated["bot:random"] == pytest.approx(Skill(mu, sigma))
-    assert rated["ada"] == Skill(second[0].mu, second[0].sigma)
+    assert rated["bot:heuristic"] == Skill(second[0].mu, second[0].sigma)
+
+
+def test_bots_and_people_in_one_match_are_rated_on_separate_ladders() -> None:
+    """rating.proto: bots and people never share a ladder. A bot is rated among the match's
+    bots as if no person had been there (one bot alone is not rated); a person against
+    everyone at the table, as before."""
+    seats = [
+        seat(0, bot="strong", total=0, winner=True),
+        seat(1, "ada", total=30),
+        seat(2, "bob", total=40),
+        seat(3, "botty", total=50),
+    ]
+    match = one(result(seats))
+    match.mark_bot_accounts({"botty"})
+    assert [s.ladder for s in match.seats] == ["bots", "people", "people", "bots"]
+    priors = dict.fromkeys(["bot:strong", "ada", "bob", "botty"], DEFAULT_SKILL)
+    rated = rate(match, priors, places(match))
+    model = PlackettLuce()
+    won, lost = model.rate([[model.rating()], [model.rating()]], ranks=[1, 2])
+    assert rated["bot:strong"] == Skill(won[0].mu, won[0].sigma)
+    assert rated["botty"] == Skill(lost[0].mu, lost[0].sigma)
+    everyone = model.rate([[model.rating()] for _ in range(4)], ranks=[1, 2, 3, 4])
+    assert rated["ada"] == Skill(everyone[1][0].mu, everyone[1][0].sigma)
+    assert rated["bob"] == Skill(everyone[2][0].mu, everyone[2][0].sigma)
+
+    alone = one(result([seat(0, bot="strong", winner=True), seat(1, "ada"), seat(2, "bob")]))
+    assert set(rate(alone, priors, places(alone))) == {"ada", "bob"}, "one bot: unrated"
 
 
 def test_ladder_shows_the_conservative_rating() -> None:

@@ -114,7 +114,12 @@ async def test_a_profile_shows_name_xp_level_counts_ratings_and_recent_matches(
         0,
         1,
     )
-    assert strong.ratings[0].skill.mu < 25.0, "the bot came last"
+    assert not strong.ratings, "the people's ladder has no bots"
+    bots_ladder = rating_pb2.GetProfileRequest(
+        player_id="bot:strong", ladder=rating_pb2.LADDER_BOTS
+    )
+    strong = (await stub.GetProfile(bots_ladder)).profile
+    assert not strong.ratings, "alone among people: no bot to be rated against"
 
 
 async def test_a_player_id_nobody_registered_has_no_profile_whatever_results_name_it(
@@ -172,8 +177,30 @@ async def test_leaderboard_is_ordered_by_conservative_rating_and_around_me_pages
     assert [e.rank for e in entries] == list(range(1, board.total + 1))
     ordinals = [e.skill.ordinal for e in entries]
     assert ordinals == sorted(ordinals, reverse=True)
-    assert {e.player_id for e in entries if e.bot} == {"bot:random", "bot:heuristic", "bot:strong"}
-    assert all(e.name == e.player_id.removeprefix("bot:") + " bot" for e in entries if e.bot)
+    assert board.ladder == rating_pb2.LADDER_PEOPLE
+    assert not any(e.bot or e.player_id.startswith("bot:") for e in entries), "people only"
+    bots = (
+        await stub.Leaderboard(
+            rating_pb2.LeaderboardRequest(
+                preset="classic", season="2025", limit=100, ladder=rating_pb2.LADDER_BOTS
+            )
+        )
+    ).page
+    assert bots.ladder == rating_pb2.LADDER_BOTS
+    assert {e.player_id for e in bots.entries} == {"bot:random", "bot:heuristic", "bot:strong"}
+    assert all(e.bot and e.name == e.player_id.removeprefix("bot:") + " bot" for e in bots.entries)
+    [strong] = [e for e in bots.entries if e.player_id == "bot:strong"]
+    profile = (
+        await stub.GetProfile(
+            rating_pb2.GetProfileRequest(player_id="bot:strong", ladder=rating_pb2.LADDER_BOTS)
+        )
+    ).profile
+    [ladder] = [r for r in profile.ratings if (r.preset, r.season) == ("classic", "2025")]
+    assert (ladder.rank, ladder.skill, ladder.ladder) == (
+        strong.rank,
+        strong.skill,
+        rating_pb2.LADDER_BOTS,
+    )
 
     for entry in entries[:5]:
         if not entry.bot:  # the synthetic players, registered
@@ -256,6 +283,17 @@ async def applied_count(client, stream: str) -> bool:
         ),
         ("Around", rating_pb2.AroundRequest(player_id="nobody", preset="online"), "NOT_FOUND"),
         ("Around", rating_pb2.AroundRequest(player_id="x", preset="uno"), "INVALID_ARGUMENT"),
+        (
+            "Around",
+            rating_pb2.AroundRequest(player_id="x", preset="online", ladder=9),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "Leaderboard",
+            rating_pb2.LeaderboardRequest(preset="classic", ladder=-1),
+            "INVALID_ARGUMENT",
+        ),
+        ("GetProfile", rating_pb2.GetProfileRequest(player_id="x", ladder=3), "INVALID_ARGUMENT"),
         (
             "Around",
             rating_pb2.AroundRequest(player_id="x", preset="online", radius=51),

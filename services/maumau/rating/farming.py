@@ -7,10 +7,11 @@ the prior to openskill's rating, so the ordinal (mu - 3 sigma) moves exactly ``t
 1. **Familiar opponents count less.** Within :data:`WINDOW_SECONDS` (a day), every earlier ranked
    match of the same preset in which a player met any of this match's opposing accounts halves
    the match's weight for them: 1, 1/2, 1/4, and from :data:`REPEATS_IGNORED` earlier meetings on
-   it counts nothing. Bots are no accounts (the matchmaker chooses them), and teammates are not
-   opponents. Why: a player with a second account, or friends handing each other wins, meet the
-   same few accounts over and over; players of a busy queue rarely meet one account several times
-   a day, and lose little when they do.
+   it counts nothing. Bot levels are no accounts (the matchmaker chooses them), teammates are
+   not opponents, and on the bots' ladder the rule does not apply (the matchmaker chooses whom a
+   bot meets, and a few bots meet each other all day). Why: a player with a second account, or
+   friends handing each other wins, meet the same few accounts over and over; players of a busy
+   queue rarely meet one account several times a day, and lose little when they do.
 2. **No climbing over weak opponents.** A match lifts a rating's ordinal at most to
    :data:`CLIMB_MARGIN` above the best prior ordinal among the opponents it finished ahead of, and
    not at all when it finished ahead of nobody; losses count in full. Why: openskill shrinks
@@ -112,11 +113,16 @@ def kept(prior: Skill, rated: Skill, *, weight: float, cap: float) -> Skill:
 
 
 def opponents(result: Result, rated_id: str) -> list[SeatResult]:
-    """The seats of ``result`` not on the side of any seat of ``rated_id``."""
+    """The seats of ``result`` not on the side of any seat of ``rated_id``: every one for a
+    person, the bots' for a bot (rated among bots only)."""
+    own = by_rated_id(result)[rated_id]
+    bot = own[0].bot
     if result.teams:
-        teams = {seat.team for seat in by_rated_id(result)[rated_id]}
-        return [seat for seat in result.seats if seat.team not in teams]
-    return [seat for seat in result.seats if seat.rated_id != rated_id]
+        teams = {seat.team for seat in own}
+        against = [seat for seat in result.seats if seat.team not in teams]
+    else:
+        against = [seat for seat in result.seats if seat.rated_id != rated_id]
+    return [seat for seat in against if seat.bot] if bot else against
 
 
 def opposingaccounts(result: Result, rated_id: str) -> list[str]:
@@ -125,7 +131,7 @@ def opposingaccounts(result: Result, rated_id: str) -> list[str]:
 
 
 def accounts(seats: Iterable[SeatResult]) -> list[str]:
-    """The players (no bots) at ``seats``, sorted."""
+    """The players (no bot levels) at ``seats``, sorted."""
     return sorted({seat.player_id for seat in seats if seat.player_id})
 
 
@@ -140,7 +146,8 @@ def kept_ratings(
     window: float = WINDOW_SECONDS,
 ) -> dict[str, Skill]:
     """The ratings a ranked ``result`` leaves, from openskill's ``rated`` ones: both rules
-    applied to every rated id (rule 1 to players only: a bot level meets everyone).
+    applied to every rated id (rule 1 to people only: the arena and the ranked queue choose
+    whom a bot meets, and a few bots meet each other all day).
     ``against``: each rated id's :func:`opponents`, and ``met``: each player's opposing
     :func:`accounts`, when the caller has them already. ``window``: how far back rule 1 looks
     (seconds)."""
@@ -152,7 +159,7 @@ def kept_ratings(
         best = place[own[0].seat] if len(own) == 1 else min(place[seat.seat] for seat in own)
         opposing = against[rated_id] if against is not None else opponents(result, rated_id)
         weight = 1.0
-        if own[0].player_id:
+        if own[0].player_id and not own[0].bot:
             previous = earlier.get(rated_id, ())
             if previous:  # a player's first ranked match of the day meets nobody again
                 opposing_accounts = met[rated_id] if met is not None else accounts(opposing)

@@ -13,7 +13,7 @@ No Redis and no gRPC here: the store applies what these functions compute.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NamedTuple, TypeVar
@@ -27,6 +27,13 @@ T = TypeVar("T")
 
 BOT_PREFIX = "bot:"
 """A bot level rates as the pseudo-player ``bot:<level>`` (one rating per preset and season)."""
+
+PEOPLE = "people"
+BOTS = "bots"
+"""The two ladders of every preset and season. Bots and people never share one: a bot seat (a
+bot level, or a bot account of the player directory) is rated among the match's bots only, on
+the bots' ladder, so no result against people moves a bot; a person is rated against everyone
+at the table as before, a bot at its rating on the bots' ladder, on the people's ladder."""
 
 XP_PLAYED = 8
 XP_WON = 14
@@ -130,9 +137,17 @@ class SeatResult:
 
     rated_id: str = field(init=False)
     """Who this seat counts for: the player, or the bot level's pseudo-player ('' if neither)."""
+    bot: bool = field(init=False)
+    """A bot level's seat, or a bot account's (:meth:`Result.mark_bot_accounts`)."""
 
     def __post_init__(self) -> None:
         self.rated_id = rated_id_of(self.player_id, self.bot_level)
+        self.bot = bool(self.bot_level)
+
+    @property
+    def ladder(self) -> str:
+        """The ladder this seat is rated on: :data:`BOTS` or :data:`PEOPLE`."""
+        return BOTS if self.bot else PEOPLE
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -145,13 +160,14 @@ class SeatResult:
             "rounds_won": self.rounds_won,
             "specials": self.specials,
             "winner": self.winner,
+            "bot": self.bot,
         }
 
 
 @dataclass(slots=True)
 class Result:
     """A finished match from the results stream (``MatchResult``); never changed once built
-    (not frozen, as :class:`SeatResult`)."""
+    but for :meth:`mark_bot_accounts` (not frozen, as :class:`SeatResult`)."""
 
     match_id: str
     ruleset: str
@@ -177,6 +193,13 @@ class Result:
                 rated.setdefault(seat.rated_id, []).append(seat)
         self.rated = rated
         self.season = season_of(self.finished_at)
+
+    def mark_bot_accounts(self, bot_accounts: Container[str]) -> None:
+        """Mark the seats of players the player directory calls bots (the results stream names
+        players only; a bot flag never goes once set, so reading it when applying is exact)."""
+        for seat in self.seats:
+            if seat.player_id in bot_accounts:
+                seat.bot = True
 
     @classmethod
     def from_pb(cls, message: game_pb2.MatchResult) -> Result:
@@ -237,8 +260,8 @@ class Result:
 
 
 def xp_earned(seat: SeatResult) -> int:
-    """XP for one seat of a match: nothing for a seat that left (or a bot)."""
-    if seat.left or not seat.player_id:
+    """XP for one seat of a match: nothing for a seat that left (or a bot, level or account)."""
+    if seat.left or seat.bot or not seat.player_id:
         return 0
     return (
         XP_PLAYED
@@ -276,15 +299,34 @@ def rate(result: Result, priors: Mapping[str, Skill], place: Sequence[int]) -> d
     """New ratings of everyone rated in a ranked ``result``, from ``priors`` (by rated id) and
     each seat's ``place`` (from :func:`places`).
 
-    A rated id at several seats (two bots of one level) is rated for each seat: its mu moves by
-    the sum of the seats' changes and its sigma by the product of their factors.
+    People are rated against every side of the match, bots (:data:`BOTS`) against the match's
+    other bots only, so none is rated when a single side holds bots. A rated id at several seats
+    (two bots of one level) is rated for each seat: its mu moves by the sum of the seats'
+    changes and its sigma by the product of their factors.
     """
     sides: dict[int, list[SeatResult]] = {}
+    bot_sides: dict[int, list[SeatResult]] = {}
+    people = False
     for seat in result.seats:
         if seat.rated_id:
             sides.setdefault(side_of(result, seat), []).append(seat)
-    if len(sides) < 2:
-        return {}
+            if seat.bot:
+                bot_sides.setdefault(side_of(result, seat), []).append(seat)
+            else:
+                people = True
+    rated: dict[str, Skill] = {}
+    if people and len(sides) >= 2:
+        everyone = _rate_sides(sides, priors, place)
+        rated = {r: skill for r, skill in everyone.items() if not result.rated[r][0].bot}
+    if len(bot_sides) >= 2:
+        rated.update(_rate_sides(bot_sides, priors, place))
+    return rated
+
+
+def _rate_sides(
+    sides: dict[int, list[SeatResult]], priors: Mapping[str, Skill], place: Sequence[int]
+) -> dict[str, Skill]:
+    """openskill over ``sides`` (two or more, all of one ladder)."""
     ratings = iter(RATINGS)
     teams = Teams()
     for side in sides.values():

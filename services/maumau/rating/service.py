@@ -16,6 +16,8 @@ from maumau.common.errors import ServiceError
 from maumau.common.players import PlayerDirectory
 from maumau.rating.ladder import (
     BOT_PREFIX,
+    BOTS,
+    PEOPLE,
     Skill,
     current_season,
     level_for,
@@ -30,6 +32,13 @@ Context = grpc.aio.ServicerContext[Any, Any]
 
 SEASON = re.compile(r"\d{4}")
 
+LADDERS: dict[int, str] = {
+    rating_pb2.LADDER_UNSPECIFIED: PEOPLE,
+    rating_pb2.LADDER_PEOPLE: PEOPLE,
+    rating_pb2.LADDER_BOTS: BOTS,
+}
+LADDER_PB = {PEOPLE: rating_pb2.LADDER_PEOPLE, BOTS: rating_pb2.LADDER_BOTS}
+
 
 class RatingService(rating_pb2_grpc.RatingServiceServicer):
     def __init__(self, store: RatingStore, directory: PlayerDirectory) -> None:
@@ -40,15 +49,20 @@ class RatingService(rating_pb2_grpc.RatingServiceServicer):
         self, request: rating_pb2.GetProfileRequest, context: Context
     ) -> rating_pb2.GetProfileResponse:
         recent = _count(request.recent, "recent", default=10, most=100)
+        ladder = _ladder_of(request.ladder)
         player_id = _player_id(request.player_id)
-        state, name = await asyncio.gather(self.store.player(player_id), self._name(player_id))
+        state, name, bots = await asyncio.gather(
+            self.store.player(player_id),
+            self._name(player_id),
+            self.store.bot_accounts([player_id]),
+        )
         if state is None if is_bot(player_id) else not name:
             # A player is known by the player directory alone, whatever results name them.
             raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no player {player_id!r}")
         state = state or Player({})
-        ratings = sorted(state.ratings(), key=lambda r: (r.season, r.preset), reverse=True)
+        ratings = sorted(state.ratings(ladder), key=lambda r: (r.season, r.preset), reverse=True)
         ranks, (_, history) = await asyncio.gather(
-            self.store.ranks(player_id, [(r.preset, r.season) for r in ratings]),
+            self.store.ranks(player_id, [(r.preset, r.season) for r in ratings], ladder),
             self.store.history(player_id, 0, recent),
         )
         xp = state.count("xp")
@@ -56,7 +70,7 @@ class RatingService(rating_pb2_grpc.RatingServiceServicer):
         profile = rating_pb2.Profile(
             player_id=player_id,
             name=name,
-            bot=is_bot(player_id),
+            bot=is_bot(player_id) or player_id in bots,
             xp=xp,
             level=level,
             level_xp=xp_for_level(level),
@@ -80,6 +94,7 @@ class RatingService(rating_pb2_grpc.RatingServiceServicer):
                     rank=rank or 0,
                     matches_played=rating.played,
                     matches_won=rating.won,
+                    ladder=LADDER_PB[rating.ladder],
                 )
                 for rating, rank in zip(ratings, ranks, strict=True)
             ],
@@ -91,33 +106,38 @@ class RatingService(rating_pb2_grpc.RatingServiceServicer):
         self, request: rating_pb2.LeaderboardRequest, context: Context
     ) -> rating_pb2.LeaderboardResponse:
         preset, season = _ladder(request.preset, request.season)
+        ladder = _ladder_of(request.ladder)
         limit = _count(request.limit, "limit", default=10, most=100)
         if request.offset < 0:
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "offset must not be negative")
         total, rows = await asyncio.gather(
-            self.store.ladder_size(preset, season),
-            self.store.ladder(preset, season, request.offset, limit),
+            self.store.ladder_size(preset, season, ladder),
+            self.store.ladder(preset, season, request.offset, limit, ladder),
         )
-        return rating_pb2.LeaderboardResponse(page=await self._page(preset, season, total, rows))
+        page = await self._page(preset, season, ladder, total, rows)
+        return rating_pb2.LeaderboardResponse(page=page)
 
     async def Around(
         self, request: rating_pb2.AroundRequest, context: Context
     ) -> rating_pb2.AroundResponse:
         preset, season = _ladder(request.preset, request.season)
+        ladder = _ladder_of(request.ladder)
         radius = _count(request.radius, "radius", default=5, most=50)
         player_id = _player_id(request.player_id)
-        [rank] = await self.store.ranks(player_id, [(preset, season)])
+        [rank] = await self.store.ranks(player_id, [(preset, season)], ladder)
         if rank is None:
+            whose = "bots'" if ladder == BOTS else "people's"
             raise ServiceError(
                 grpc.StatusCode.NOT_FOUND,
-                f"player {player_id!r} has no rating on the {preset} ladder of {season}",
+                f"player {player_id!r} has no rating on the {whose} {preset} ladder of {season}",
             )
         start = max(0, rank - 1 - radius)
         total, rows = await asyncio.gather(
-            self.store.ladder_size(preset, season),
-            self.store.ladder(preset, season, start, rank + radius - start),
+            self.store.ladder_size(preset, season, ladder),
+            self.store.ladder(preset, season, start, rank + radius - start, ladder),
         )
-        return rating_pb2.AroundResponse(page=await self._page(preset, season, total, rows))
+        page = await self._page(preset, season, ladder, total, rows)
+        return rating_pb2.AroundResponse(page=page)
 
     async def History(
         self, request: rating_pb2.HistoryRequest, context: Context
@@ -145,19 +165,20 @@ class RatingService(rating_pb2_grpc.RatingServiceServicer):
         return await self.directory.name(player_id)
 
     async def _page(
-        self, preset: str, season: str, total: int, rows: Sequence[LadderRow]
+        self, preset: str, season: str, ladder: str, total: int, rows: Sequence[LadderRow]
     ) -> rating_pb2.LeaderboardPage:
         names = await asyncio.gather(*(self._name(row.rated_id) for row in rows))
         return rating_pb2.LeaderboardPage(
             preset=preset,
             season=season,
+            ladder=LADDER_PB[ladder],
             total=total,
             entries=[
                 rating_pb2.LadderEntry(
                     rank=row.rank,
                     player_id=row.rated_id,
                     name=name,
-                    bot=is_bot(row.rated_id),
+                    bot=ladder == BOTS,
                     skill=_skill(row.rating.skill),
                     matches_played=row.rating.played,
                     matches_won=row.rating.won,
@@ -185,6 +206,15 @@ def _ladder(preset: str, season: str) -> tuple[str, str]:
             f"season {season!r}: a season is a year like {current_season()}",
         )
     return preset, season or current_season()
+
+
+def _ladder_of(value: int) -> str:
+    if value not in LADDERS:
+        raise ServiceError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            f"unknown ladder {value}: choose LADDER_PEOPLE or LADDER_BOTS (unset: the people's)",
+        )
+    return LADDERS[value]
 
 
 def _count(value: int, name: str, default: int, most: int) -> int:
@@ -226,7 +256,7 @@ def _summary(record: Mapping[str, Any], player_id: str) -> rating_pb2.MatchSumma
             rating_pb2.SeatOutcome(
                 seat=seat["seat"],
                 player_id=rated[n],
-                bot=is_bot(rated[n]),
+                bot=seat.get("bot", False) or is_bot(rated[n]),
                 team=seat["team"],
                 total=seat["total"],
                 rounds_won=seat["rounds_won"],

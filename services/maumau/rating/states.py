@@ -24,7 +24,9 @@ from maumau.rating.farming import (
     recent,
 )
 from maumau.rating.ladder import (
+    BOTS,
     DEFAULT_SKILL,
+    PEOPLE,
     Result,
     Skill,
     by_rated_id,
@@ -39,6 +41,8 @@ from maumau.rating.ladder import (
 class SeasonRating:
     preset: str
     season: str
+    ladder: str
+    """:data:`PEOPLE` or :data:`BOTS`."""
     skill: Skill
     played: int
     """Ranked matches of this preset in this season."""
@@ -50,7 +54,12 @@ class PresetState:
 
         {"xp": 38, "played": 3, "won": 1, "left": 1,
          "seasons": {"2025": [mu, sigma, ranked matches played, won]},
+         "bots": {"2025": [mu, sigma, ranked matches played, won]},
          "met": [[finished_at, [player ids met]], ...]}
+
+    ``seasons`` are the people's ladder's ratings, ``bots`` the bots' ladder's (absent until a
+    bot's first ranked match; bot levels rated before the bots' ladder keep their old
+    ``seasons``, no longer on any current ladder).
 
     ``met`` holds the ranked matches of the last day against other accounts, for the rule
     against farming (:mod:`maumau.rating.farming`).
@@ -70,33 +79,47 @@ class PresetState:
         """``xp``, ``played``, ``won`` or ``left``."""
         return int(self.data[name])
 
-    def skill(self, season: str) -> Skill | None:
-        rating = self.data["seasons"].get(season)
+    def seasons(self, ladder: str) -> dict[str, Any]:
+        """The ratings on ``ladder`` by season (not to be changed: the state's own)."""
+        found: dict[str, Any] = self.data.get(_FIELDS[ladder], {})
+        return found
+
+    def skill(self, season: str, ladder: str = PEOPLE) -> Skill | None:
+        rating = self.seasons(ladder).get(season)
         return None if rating is None else Skill(rating[0], rating[1])
 
-    def prior(self, season: str) -> Skill:
-        """The rating a ranked match of ``season`` starts from: this season's, else the latest
-        earlier season's softened, else a new player's."""
-        seasons = self.data["seasons"]
+    def prior(self, season: str, ladder: str = PEOPLE) -> Skill:
+        """The rating a ranked match of ``season`` starts from on ``ladder``: this season's,
+        else the latest earlier season's softened, else a new player's."""
+        seasons = self.seasons(ladder)
         if season in seasons:
             return Skill(*seasons[season][:2])
         earlier = [s for s in seasons if s < season]
         return soften(Skill(*seasons[max(earlier)][:2])) if earlier else DEFAULT_SKILL
 
-    def ratings(self, preset: str) -> Iterator[SeasonRating]:
-        for season, (mu, sigma, played, won) in self.data["seasons"].items():
-            yield SeasonRating(preset, season, Skill(mu, sigma), played, won)
+    def ratings(self, preset: str, ladder: str = PEOPLE) -> Iterator[SeasonRating]:
+        for season, (mu, sigma, played, won) in self.seasons(ladder).items():
+            yield SeasonRating(preset, season, ladder, Skill(mu, sigma), played, won)
 
-    def add_match(self, xp: int, won: bool, left: bool, season: str, rated: Skill | None) -> None:
-        """Count one match (and its new rating, for a ranked one)."""
+    def add_match(
+        self,
+        xp: int,
+        won: bool,
+        left: bool,
+        season: str,
+        rated: Skill | None,
+        ladder: str = PEOPLE,
+    ) -> None:
+        """Count one match (and its new rating on ``ladder``, for a ranked one)."""
         data = self.data
         data["xp"] += xp
         data["played"] += 1
         data["won"] += won
         data["left"] += left
         if rated is not None:
-            _, _, played, wins = data["seasons"].get(season, (0, 0, 0, 0))
-            data["seasons"][season] = [rated.mu, rated.sigma, played + 1, wins + won]
+            seasons = data.setdefault(_FIELDS[ladder], {})
+            _, _, played, wins = seasons.get(season, (0, 0, 0, 0))
+            seasons[season] = [rated.mu, rated.sigma, played + 1, wins + won]
 
     def meetings(self) -> list[Meeting]:
         """The player's latest ranked matches of this preset: (finished at, accounts met)."""
@@ -119,6 +142,10 @@ class PresetState:
 
     def dumps(self) -> bytes:
         return orjson.dumps(self.data)
+
+
+_FIELDS = {PEOPLE: "seasons", BOTS: "bots"}
+"""The field of a state that holds each ladder's ratings."""
 
 
 def _finished_at(meeting: Meeting) -> float:
@@ -146,9 +173,13 @@ def apply_result(
     after: dict[str, Skill] = {}
     met: dict[str, list[str]] = {}
     if result.ranked:
-        before = {rated_id: players[rated_id].prior(season) for rated_id in seats}
+        before = {r: players[r].prior(season, own[0].ladder) for r, own in seats.items()}
         against = {rated_id: opponents(result, rated_id) for rated_id in seats}
-        met = {r: accounts(against[r]) for r, own in seats.items() if own[0].player_id}
+        met = {
+            r: accounts(against[r])
+            for r, own in seats.items()
+            if own[0].player_id and not own[0].bot
+        }
         earlier = {rated_id: players[rated_id].meetings() for rated_id in met}
         rated = rate(result, before, place)
         after = kept_ratings(result, place, before, rated, earlier, against, met, window)
@@ -161,7 +192,14 @@ def apply_result(
             earned = sum(xp[seat.seat] for seat in own)
             won = any(seat.winner and not seat.left for seat in own)
             left = any(seat.left for seat in own)
-        state.add_match(xp=earned, won=won, left=left, season=season, rated=after.get(rated_id))
+        state.add_match(
+            xp=earned,
+            won=won,
+            left=left,
+            season=season,
+            rated=after.get(rated_id),
+            ladder=own[0].ladder,
+        )
         if rated_id in met:
             state.meet(result.finished_at, met[rated_id], window)
     rating = {

@@ -8,7 +8,10 @@ its top N and a player's rank are read from one key, exactly as before.
 
 - ``{rating:<preset>}:player:<id>``  JSON per player (or bot level, ``bot:<level>``) in the
   preset: XP and match counts, and each season's rating (see :class:`PresetState`)
-- ``{rating:<preset>}:ladder:<season>``  sorted set: rated id -> ordinal (mu - 3 sigma)
+- ``{rating:<preset>}:ladder:<season>``  sorted set: rated id -> ordinal (mu - 3 sigma), the
+  people's ladder
+- ``{rating:<preset>}:bots:<season>``  sorted set: the same for the bots' ladder (bot levels and
+  bot accounts, whose ``bot`` field in the player directory's ``player:{id}`` is ``"1"``)
 - ``{rating:<preset>}:history:<id>``  sorted set: match id -> finished_at (the latest
   HISTORY_KEPT; the oldest are trimmed each time the player's count of matches in the preset
   passes a multiple of HISTORY_KEPT, so at most twice as many pile up, and those that finished a
@@ -43,10 +46,11 @@ from typing import Any, cast
 import orjson
 import redis.asyncio as redis
 
+from maumau.common.players import player_key
 from maumau.common.ratings import RATING_KEPT_SECONDS, rating_key
 from maumau.common.redis_client import Call, Durability, Script
 from maumau.rating.farming import WINDOW_SECONDS
-from maumau.rating.ladder import BOT_PREFIX, Result, Skill, current_season
+from maumau.rating.ladder import BOT_PREFIX, BOTS, PEOPLE, Result, Skill, current_season
 from maumau.rating.states import PresetState, SeasonRating, apply_result
 from maumau.rules.ruleset import PRESETS
 
@@ -57,9 +61,10 @@ HISTORY_KEPT = 100
 
 # KEYS: the seq counter, the M match keys, the P player keys, then keys named by index in ARGV[1].
 # ARGV[1]: JSON {"matches": M, "players": P, "expire": seconds a match record is kept,
-# "sorted": [[key, [score, member, ...], oldest, trim], ...]}: a history (``oldest`` is then
-# the oldest score it keeps, else false) is trimmed by score, and by rank to the newest ``keep``
-# when ``trim``, and expires with the newest match record it names;
+# "sorted": [[key, [score, member, ...], oldest, trim], ...], "removed": [[key, [member, ...]],
+# ...]}: a history (``oldest`` is then the oldest score it keeps, else false) is trimmed by score,
+# and by rank to the newest ``keep`` when ``trim``, and expires with the newest match record it
+# names; ``removed`` takes bots off a people's ladder (bot levels rated there before);
 # ARGV[2]: history entries kept; then M match records, the P player states as read ('' for none)
 # and the P new player states. Scores travel as strings: Lua numbers would lose digits.
 _APPLY = Script(
@@ -95,6 +100,9 @@ for _, z in ipairs(p.sorted) do
     redis.call('EXPIRE', KEYS[z[1]], p.expire)
   end
 end
+for _, z in ipairs(p.removed) do
+  redis.call('ZREM', KEYS[z[1]], unpack(z[2]))
+end
 return 'ok'
 """,
 )
@@ -113,13 +121,13 @@ class Applied:
 @dataclass
 class _Step:
     """One preset's part of a batch: its results not applied yet, the states of everyone they
-    rate (by rated id, as read, then as applied), and the ladders (season -> rated ids) they
-    change."""
+    rate (by rated id, as read, then as applied), and the ladders ((ladder, season) -> rated
+    ids) they change."""
 
     preset: str
     fresh: list[Result]
     states: dict[str, PresetState]
-    ladders: dict[str, dict[str, None]] = field(default_factory=dict)
+    ladders: dict[tuple[str, str], dict[str, None]] = field(default_factory=dict)
 
 
 @dataclass
@@ -139,8 +147,8 @@ class Player:
         """``xp``, ``played``, ``won`` or ``left``, over every preset."""
         return sum(state.count(name) for state in self.presets.values())
 
-    def ratings(self) -> list[SeasonRating]:
-        return [r for preset, state in self.presets.items() for r in state.ratings(preset)]
+    def ratings(self, ladder: str = PEOPLE) -> list[SeasonRating]:
+        return [r for preset, state in self.presets.items() for r in state.ratings(preset, ladder)]
 
 
 class RatingStore:
@@ -169,8 +177,9 @@ class RatingStore:
     def state_key(self, rated_id: str, preset: str) -> str:
         return f"{self.slot(preset)}:player:{rated_id}"
 
-    def ladder_key(self, preset: str, season: str) -> str:
-        return f"{self.slot(preset)}:ladder:{season}"
+    def ladder_key(self, preset: str, season: str, ladder: str = PEOPLE) -> str:
+        kind = "bots" if ladder == BOTS else "ladder"
+        return f"{self.slot(preset)}:{kind}:{season}"
 
     def history_key(self, rated_id: str, preset: str) -> str:
         return f"{self.slot(preset)}:history:{rated_id}"
@@ -194,6 +203,9 @@ class RatingStore:
         another); a concurrent change to a player or match involved makes that preset's step
         read and try again."""
         outcome = Applied()
+        bots = await self.bot_accounts({s.player_id for r in results for s in r.seats})
+        for result in results:
+            result.mark_bot_accounts(bots)
         unique: dict[str, Result] = {}
         for result in results:
             if result.match_id in unique:
@@ -217,6 +229,17 @@ class RatingStore:
         outcome.applied = [match_id for match_id in unique if match_id in applied]
         outcome.duplicates += [match_id for match_id in unique if match_id not in applied]
         return outcome
+
+    async def bot_accounts(self, player_ids: Iterable[str]) -> set[str]:
+        """Those of ``player_ids`` the player directory calls bots (one round trip)."""
+        wanted = sorted(player_id for player_id in player_ids if player_id)
+        if not wanted:
+            return set()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in wanted:
+                pipe.hget(player_key(player_id), "bot")
+            flags = await pipe.execute()
+        return {player_id for player_id, flag in zip(wanted, flags, strict=True) if flag == b"1"}
 
     async def _read(self, by_preset: dict[str, list[Result]]) -> list[_Step]:
         """Per preset with results not applied yet: those, and the states (by rated id) of
@@ -279,7 +302,8 @@ class RatingStore:
                 if newest.get(rated_id, result.finished_at) <= result.finished_at:
                     newest[rated_id] = result.finished_at
                 if result.ranked:
-                    step.ladders.setdefault(result.season, {})[rated_id] = None
+                    ladder = result.rated[rated_id][0].ladder
+                    step.ladders.setdefault((ladder, result.season), {})[rated_id] = None
         slot = self.slot(preset)
         keys = [
             f"{slot}:seq",
@@ -294,19 +318,26 @@ class RatingStore:
             oldest = newest[rated_id] - self.match_retention_seconds
             trim = states[rated_id].count("played") // HISTORY_KEPT != played[rated_id]
             scores.append([len(keys), entries, repr(oldest), trim])
-        for season, rated in step.ladders.items():
+        removed = []
+        for (ladder, season), rated in step.ladders.items():
             entries = []
             for rated_id in rated:
-                skill = states[rated_id].skill(season)
-                assert skill is not None
-                entries += [repr(skill.ordinal), rated_id]
-            keys.append(self.ladder_key(preset, season))
-            scores.append([len(keys), entries, False])
+                # None: a seat alone on its ladder in this match (one person among bots), unrated
+                skill = states[rated_id].skill(season, ladder)
+                if skill is not None:
+                    entries += [repr(skill.ordinal), rated_id]
+            if entries:
+                keys.append(self.ladder_key(preset, season, ladder))
+                scores.append([len(keys), entries, False])
+            if ladder == BOTS:
+                keys.append(self.ladder_key(preset, season, PEOPLE))
+                removed.append([len(keys), list(rated)])
         payload = {
             "matches": len(fresh),
             "players": len(changed),
             "expire": self.match_retention_seconds,
             "sorted": scores,
+            "removed": removed,
         }
         return keys, [
             orjson.dumps(payload),
@@ -322,15 +353,18 @@ class RatingStore:
         players' own slots; a replica that dies in between leaves them one match behind."""
         season = current_season()
         ratings = [
-            (step.preset, rated_id, step.states[rated_id].skill(season))
+            (step.preset, rated_id, step.states[rated_id].skill(season, ladder))
             for step in steps
-            for rated_id in step.ladders.get(season, ())
+            for (ladder, rated_season), rated in step.ladders.items()
+            if rated_season == season
+            for rated_id in rated
         ]
-        if not ratings:
+        if not any(skill for _, _, skill in ratings):
             return
         async with self.redis.pipeline(transaction=False) as pipe:
             for preset, rated_id, skill in ratings:
-                assert skill is not None
+                if skill is None:
+                    continue
                 pipe.set(rating_key(preset, rated_id), repr(skill.ordinal), ex=RATING_KEPT_SECONDS)
             await pipe.execute()
 
@@ -349,34 +383,37 @@ class RatingStore:
         }
         return Player(presets) if presets else None
 
-    async def ranks(self, rated_id: str, ladders: Iterable[tuple[str, str]]) -> list[int | None]:
-        """The 1-based rank of ``rated_id`` on each (preset, season) ladder, None if not on it."""
+    async def ranks(
+        self, rated_id: str, ladders: Iterable[tuple[str, str]], ladder: str = PEOPLE
+    ) -> list[int | None]:
+        """The 1-based rank of ``rated_id`` on ``ladder`` of each (preset, season), None if not
+        on it."""
         async with self.redis.pipeline(transaction=False) as pipe:
             for preset, season in ladders:
-                pipe.zrevrank(self.ladder_key(preset, season), rated_id)
+                pipe.zrevrank(self.ladder_key(preset, season, ladder), rated_id)
             replies = await pipe.execute()
         return [None if rank is None else rank + 1 for rank in replies]
 
-    async def ladder_size(self, preset: str, season: str) -> int:
-        size: int = await self.redis.zcard(self.ladder_key(preset, season))
+    async def ladder_size(self, preset: str, season: str, ladder: str = PEOPLE) -> int:
+        size: int = await self.redis.zcard(self.ladder_key(preset, season, ladder))
         return size
 
-    async def ladder(self, preset: str, season: str, start: int, count: int) -> list[LadderRow]:
-        """``count`` rows of the ladder from 0-based place ``start``, best first."""
+    async def ladder(
+        self, preset: str, season: str, start: int, count: int, ladder: str = PEOPLE
+    ) -> list[LadderRow]:
+        """``count`` rows of ``ladder`` from 0-based place ``start``, best first."""
         if count <= 0:
             return []
-        members = cast(
-            list[bytes],
-            await self.redis.zrevrange(self.ladder_key(preset, season), start, start + count - 1),
-        )
+        key = self.ladder_key(preset, season, ladder)
+        members = cast(list[bytes], await self.redis.zrevrange(key, start, start + count - 1))
         rated = [member.decode() for member in members]
         if not rated:
             return []
         states = await self.redis.mget([self.state_key(rated_id, preset) for rated_id in rated])
         rows = []
         for place, (rated_id, state) in enumerate(zip(rated, states, strict=True), start + 1):
-            mu, sigma, played, won = PresetState(state).data["seasons"][season]
-            rating = SeasonRating(preset, season, Skill(mu, sigma), played, won)
+            mu, sigma, played, won = PresetState(state).seasons(ladder)[season]
+            rating = SeasonRating(preset, season, ladder, Skill(mu, sigma), played, won)
             rows.append(LadderRow(rated_id, place, rating))
         return rows
 
