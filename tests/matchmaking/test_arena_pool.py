@@ -1,0 +1,107 @@
+"""The bot arena's pool over the shared real redis-server (issue 27, "The bot arena"): entries
+that keep their place and expire when not renewed, claims of a table's bots all or none across
+replicas, a bot back in the pool after its match unless it left, strikes and pauses that keep a
+bot out of the tables."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import pytest
+import redis.asyncio
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from maumau.matchmaking.arena import ArenaRules, arena_tables, strikes_pause
+from maumau.matchmaking.arena_pool import ArenaPool
+
+RULES = ArenaRules(strikes_to_pause=3, strike_window_seconds=3600, pause_seconds=600)
+
+
+@pytest.fixture
+def preset() -> str:
+    """A pool of this test's own (the layer stores any preset name it is given)."""
+    return f"test-{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture
+def pool(client: redis.asyncio.Redis) -> ArenaPool:
+    return ArenaPool(client, entry_ttl=30)
+
+
+async def test_a_bot_keeps_its_place_while_it_renews_and_leaves_when_its_entry_expires(
+    client, pool, preset
+):
+    await pool.join("early", preset, [2, 4], now=100.0)
+    await pool.join("late", preset, [2], now=200.0)
+    await pool.join("early", preset, [4], now=300.0)  # renewed: place kept, counts changed
+    waiting = {e.bot_id: e for e in await pool.waiting(preset)}
+    assert (waiting["early"].waiting_since, waiting["early"].seat_counts) == (100.0, (4,))
+    assert waiting["late"].waiting_since == 200.0
+    assert 0 < await client.ttl(pool.entry_key(preset, "early")) <= 30, "nothing kept forever"
+
+    await client.delete(pool.entry_key(preset, "late"))  # as its TTL would
+    assert [e.bot_id for e in await pool.waiting(preset)] == ["early"]
+    assert await client.zscore(pool.pool_key(preset), "late") is None, "dropped from the pool"
+    assert await pool.leave("early", preset) and not await pool.leave("early", preset)
+    assert await pool.waiting(preset) == []
+
+
+async def test_a_bot_is_back_after_its_match_unless_it_left(pool, preset):
+    for bot in ("stays", "goes"):
+        await pool.join(bot, preset, [2], now=10.0)
+    assert await pool.claim(preset, ["stays", "goes"])
+    assert await pool.waiting(preset) == [], "playing: out of the pool"
+    await pool.leave("goes", preset)
+    assert await pool.requeue("stays", preset, now=50.0)
+    assert not await pool.requeue("goes", preset, now=50.0)
+    [entry] = await pool.waiting(preset)
+    assert (entry.bot_id, entry.waiting_since) == ("stays", 50.0)
+
+
+async def test_repeated_strikes_pause_a_bot_out_of_the_tables(pool, preset):
+    bot, other = f"sleepy-{preset}", f"awake-{preset}"
+    for name in (bot, other):
+        await pool.join(name, preset, [2], now=0.0)
+    strikes: list[float] = []
+    for n in range(3):
+        strikes = await pool.strike(bot, f"match-{n}", now=1000.0 + n, window=3600)
+    assert await pool.strike(bot, "match-2", now=1002.0, window=3600) == strikes, "once a match"
+    until = strikes_pause(strikes, RULES, now=1002.0)
+    assert until == 1602.0
+    await pool.pause(bot, until, now=1002.0)
+    waiting = await pool.waiting(preset)
+    assert {e.bot_id: e.paused_until for e in waiting} == {bot: 1602.0, other: 0.0}
+    assert arena_tables(waiting, RULES, now=1100.0) == []
+    assert len(arena_tables(waiting, RULES, now=1602.0)) == 1
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.lists(st.integers(0, 9), min_size=2, max_size=4, unique=True), min_size=2, max_size=8
+    )
+)
+async def test_concurrent_claims_seat_no_bot_twice(redis_server, tables) -> None:
+    """Replicas (each with its own connections) claiming overlapping tables at once: each bot
+    goes to one table at most, and a table is claimed whole or not at all."""
+    preset = f"test-{uuid.uuid4().hex[:10]}"
+    clients = [redis.asyncio.Redis.from_url(redis_server.url) for _ in range(3)]
+    try:
+        replicas = [ArenaPool(c) for c in clients]
+        for n in range(10):
+            await replicas[0].join(f"b{n}", preset, [2, 3, 4], now=float(n))
+        names = [[f"b{n}" for n in table] for table in tables]
+        won = await asyncio.gather(
+            *(replicas[k % 3].claim(preset, table) for k, table in enumerate(names))
+        )
+        claimed = [bot for table, ok in zip(names, won, strict=True) if ok for bot in table]
+        assert len(claimed) == len(set(claimed)) and any(won)
+        left = {e.bot_id for e in await replicas[0].waiting(preset)}
+        assert left == {f"b{n}" for n in range(10)} - set(claimed)
+    finally:
+        for c in clients:
+            await c.aclose()
