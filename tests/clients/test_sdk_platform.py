@@ -76,6 +76,28 @@ async def test_a_ranked_match_puts_the_player_on_the_ladder_top_and_around(platf
     assert [r.preset for r in profile.ratings] == ["classic"]
 
 
+async def test_the_bots_of_a_ranked_table_are_rated_on_the_bots_ladder_only(platform):
+    """rating.proto, Ladder: a ranked table of one person and two bots (one level, chosen by
+    the matchmaker) rates the person on the people's ladder and the level, between its two
+    seats, on the bots' ladder."""
+    player = await platform.register("Lone")
+    ticket = await player.enqueue("classic", options={"target": 0}, seat_counts=[3],
+                                  ranked=True, bots_after_seconds=0)  # fmt: skip
+    seat = await ticket.seat()
+    await play_out(seat, 3)
+    bots = await eventually(
+        lambda: platform.leaderboard("classic", limit=100, bots=True),
+        lambda page: any(e.player_id.startswith("bot:") for e in page.entries),
+    )
+    assert bots.bots and all(e.bot for e in bots.entries)
+    assert player.player_id not in {e.player_id for e in bots.entries}
+    people = await platform.leaderboard("classic", limit=100)
+    assert not people.bots and not any(e.bot for e in people.entries)
+    level = next(e.player_id for e in bots.entries if e.player_id.startswith("bot:"))
+    rating = next(r for r in (await platform.profile(level, bots=True)).ratings)
+    assert rating.bots and rating.preset == "classic"
+
+
 async def test_a_room_by_code_plays_its_match_and_then_the_next_one(platform):
     host = await platform.register("Host")
     guest = await platform.register("Guest")

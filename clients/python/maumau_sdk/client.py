@@ -362,26 +362,43 @@ class Platform:
         )
 
     async def leaderboard(
-        self, preset: str = "classic", *, season: str = "", offset: int = 0, limit: int = 10
+        self,
+        preset: str = "classic",
+        *,
+        season: str = "",
+        offset: int = 0,
+        limit: int = 10,
+        bots: bool = False,
     ) -> Leaderboard:
-        """A page of the ranked ladder of ``preset``, best first (season "": this year)."""
+        """A page of the ranked ladder of ``preset``, best first (season "": this year); the
+        people's, or with ``bots`` the bots' (bots and people never share a ladder)."""
         request = rating_pb2.LeaderboardRequest(
-            preset=preset, season=season, offset=offset, limit=limit
+            preset=preset, season=season, offset=offset, limit=limit, ladder=_ladder(bots)
         )
         return Leaderboard.from_pb((await self._read("Leaderboard", request)).page)
 
     async def around(
-        self, player_id: str, preset: str = "classic", *, season: str = "", radius: int = 5
+        self,
+        player_id: str,
+        preset: str = "classic",
+        *,
+        season: str = "",
+        radius: int = 5,
+        bots: bool = False,
     ) -> Leaderboard:
-        """The ladder page around a player: ``radius`` places above and below them."""
+        """The ladder page around a player: ``radius`` places above and below them (on the
+        bots' ladder with ``bots``)."""
         request = rating_pb2.AroundRequest(
-            player_id=player_id, preset=preset, season=season, radius=radius
+            player_id=player_id, preset=preset, season=season, radius=radius, ladder=_ladder(bots)
         )
         return Leaderboard.from_pb((await self._read("Around", request)).page)
 
-    async def profile(self, player_id: str, *, recent: int = 10) -> Profile:
-        """A player's profile (or a bot level's, "bot:strong"): XP, level, ratings, matches."""
-        request = rating_pb2.GetProfileRequest(player_id=player_id, recent=recent)
+    async def profile(self, player_id: str, *, recent: int = 10, bots: bool = False) -> Profile:
+        """A player's profile (or a bot level's, "bot:strong"): XP, level, ratings, matches;
+        the ratings of the people's ladder, or with ``bots`` of the bots'."""
+        request = rating_pb2.GetProfileRequest(
+            player_id=player_id, recent=recent, ladder=_ladder(bots)
+        )
         return Profile.from_pb((await self._read("GetProfile", request)).profile)
 
     async def history(self, player_id: str, *, offset: int = 0, limit: int = 10) -> History:
@@ -1151,3 +1168,8 @@ class EventStream:
                 attempt += 1
                 await platform.wait_ready(max(remaining - retry.delay(attempt), 0.1))
             self.resumed += 1
+
+
+def _ladder(bots: bool) -> rating_pb2.Ladder:
+    """The ladder a rating call asks for: the bots', or (unset) the people's."""
+    return rating_pb2.LADDER_BOTS if bots else rating_pb2.LADDER_UNSPECIFIED

@@ -180,6 +180,8 @@ class Leaderboard:
     season: str
     total: int
     entries: tuple[LadderEntry, ...]
+    bots: bool
+    """The bots' ladder (else the people's)."""
     pb: rating_pb2.LeaderboardPage = field(repr=False, compare=False)
 
     @classmethod
@@ -200,6 +202,7 @@ class Leaderboard:
                 )
                 for e in message.entries
             ),
+            bots=message.ladder == rating_pb2.LADDER_BOTS,
             pb=message,
         )
 
@@ -246,6 +249,8 @@ class Rating:
     rank: int
     matches_played: int
     matches_won: int
+    bots: bool = False
+    """A rating on the bots' ladder (else the people's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,6 +288,7 @@ class Profile:
                     r.rank,
                     r.matches_played,
                     r.matches_won,
+                    r.ladder == rating_pb2.LADDER_BOTS,
                 )
                 for r in message.ratings
             ),
