@@ -461,6 +461,12 @@ async def test_profiles_and_leaderboards_come_from_the_rating_service(
         assert response.status == 400
     async with ada.get("/api/leaderboard?limit=many") as response:
         assert (await response.json())["error"]["code"] == "limit"
+    async with ada.get("/api/leaderboard?preset=colour&ladder=bots") as response:
+        page = await response.json()
+    assert response.status == 200 and page["ladder"] == "LADDER_BOTS"
+    async with ada.get("/api/leaderboard?ladder=robots") as response:
+        refused = await response.json()
+    assert response.status == 400 and refused["error"]["code"] == "ladder"
     async with ada.get("/api/profile") as response:
         status = response.status
         answer = await response.json()

@@ -13,7 +13,7 @@ from aiohttp import web
 from maumau.gateway.context import SETTINGS, lang_of, session_of
 from maumau.gateway.sessions import Session
 from maumau.gateway.upstream import refusal
-from maumau.v1 import game_pb2
+from maumau.v1 import game_pb2, rating_pb2
 from maumau.wire import bot_level_to_pb
 
 
@@ -82,6 +82,21 @@ def number(request: web.Request, name: str, default: int) -> int:
             "INVALID_ARGUMENT", lang_of(request), f"'{name}' must be a number (0-999999999)", name
         )
     return int(text)
+
+
+LADDERS = {"": rating_pb2.LADDER_UNSPECIFIED, "people": rating_pb2.LADDER_PEOPLE,
+           "bots": rating_pb2.LADDER_BOTS}  # fmt: skip
+"""The ``ladder`` query's words: bots and people never share a ladder (unset: the people's)."""
+
+
+def ladder_of(request: web.Request) -> rating_pb2.Ladder:
+    """The ladder the query's ``ladder`` names."""
+    text = request.query.get("ladder", "")
+    if text not in LADDERS:
+        raise refusal(
+            "INVALID_ARGUMENT", lang_of(request), "'ladder' must be 'people' or 'bots'", "ladder"
+        )
+    return LADDERS[text]
 
 
 def timeout_of(request: web.Request) -> float:

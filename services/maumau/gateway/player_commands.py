@@ -6,7 +6,14 @@ from __future__ import annotations
 from aiohttp import web
 
 from maumau.gateway.context import SETTINGS, UPSTREAMS, reply
-from maumau.gateway.inputs import body_of, field, number, require_session, timeout_of
+from maumau.gateway.inputs import (
+    body_of,
+    field,
+    ladder_of,
+    number,
+    require_session,
+    timeout_of,
+)
 from maumau.gateway.sessions import COOKIE, COOKIE_MAX_AGE
 from maumau.gateway.upstream import to_json
 from maumau.v1 import players_pb2, rating_pb2
@@ -44,7 +51,8 @@ async def create_session(request: web.Request) -> web.Response:
 async def profile(request: web.Request) -> web.Response:
     player_id = request.match_info.get("player_id") or require_session(request).player_id
     answer = await request.app[UPSTREAMS].rating.GetProfile(
-        rating_pb2.GetProfileRequest(player_id=player_id, recent=10), timeout=timeout_of(request)
+        rating_pb2.GetProfileRequest(player_id=player_id, recent=10, ladder=ladder_of(request)),
+        timeout=timeout_of(request),
     )
     return reply(to_json(answer.profile))
 
@@ -56,6 +64,7 @@ async def leaderboard(request: web.Request) -> web.Response:
             season=request.query.get("season", ""),
             offset=number(request, "offset", 0),
             limit=number(request, "limit", 10),
+            ladder=ladder_of(request),
         ),
         timeout=timeout_of(request),
     )
@@ -70,6 +79,7 @@ async def around(request: web.Request) -> web.Response:
             preset=request.query.get("preset", "classic"),
             season=request.query.get("season", ""),
             radius=number(request, "radius", 5),
+            ladder=ladder_of(request),
         ),
         timeout=timeout_of(request),
     )
