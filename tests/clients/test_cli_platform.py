@@ -80,6 +80,8 @@ async def test_queue_then_profile_and_leaderboard_in_the_terminal(whole_platform
     assert re.search(r">\s+\d+\. Tess", around)
     top = await asyncio.to_thread(run, "leaderboard", "--rules", "ostfriesland")
     assert "Nobody is on this ladder yet" in top
+    bots = await asyncio.to_thread(run, "leaderboard", "--rules", "classic", "--bots")
+    assert "the bots' ladder" in bots and "Tess" not in bots, "people are not on it"
 
 
 async def test_room_create_start_with_bots_and_play_the_next_match(whole_platform):

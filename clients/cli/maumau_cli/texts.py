@@ -186,6 +186,7 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "room_next": "The room's next match starts when everyone is ready; q quits.",
         "room_left": "You leave the room.",
         "ladder_header": "{preset}, season {season}: {players}",
+        "ladder_header_bots": "{preset}, season {season}, the bots' ladder: {players}",
         "ladder_line": "{marker}{rank:>4}. {name:<24} {rating:>5}  {played}, {won} won",
         "ladder_empty": "Nobody is on this ladder yet: ranked matches put players on it.",
         "not_on_ladder": "You are not on the {preset} ladder yet: play a ranked match "
@@ -399,6 +400,7 @@ TEXTS: Mapping[str, Mapping[str, str]] = {
         "room_next": "Die nächste Partie des Raums beginnt, sobald alle bereit sind; q beendet.",
         "room_left": "Du verlässt den Raum.",
         "ladder_header": "{preset}, Saison {season}: {players}",
+        "ladder_header_bots": "{preset}, Saison {season}, Rangliste der Bots: {players}",
         "ladder_line": "{marker}{rank:>4}. {name:<24} {rating:>5}  {played}, {won} gewonnen",
         "ladder_empty": "Noch niemand steht in dieser Rangliste: gewertete Partien bringen "
         "Spieler hinein.",

@@ -2,6 +2,7 @@
 
 maumau leaderboard --rules classic
 maumau leaderboard --rules online --around
+maumau leaderboard --rules classic --bots
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--season", default="", help='e.g. "2025" (default: this year)')
     parser.add_argument("--limit", type=int, default=10, help="places to show (default 10)")
     parser.add_argument("--around", action="store_true", help="the places around you")
+    parser.add_argument(
+        "--bots", action="store_true", help="the bots' ladder (bots and people never share one)"
+    )
     add_platform_options(parser)
     parser.set_defaults(run=run, parser=parser)
 
@@ -35,8 +39,12 @@ async def run(args: argparse.Namespace) -> int:
                 player = await me(platform, args.name)
                 mine = player.player_id
                 try:
-                    page = await player.around(
-                        args.rules, season=args.season, radius=max(args.limit // 2, 1)
+                    page = await platform.around(
+                        mine,
+                        args.rules,
+                        season=args.season,
+                        radius=max(args.limit // 2, 1),
+                        bots=args.bots,
                     )
                 except MauMauError as error:
                     if error.status != grpc.StatusCode.NOT_FOUND:
@@ -44,7 +52,9 @@ async def run(args: argparse.Namespace) -> int:
                     say(texts.get("not_on_ladder", preset=args.rules))
                     return 0
             else:
-                page = await platform.leaderboard(args.rules, season=args.season, limit=args.limit)
+                page = await platform.leaderboard(
+                    args.rules, season=args.season, limit=args.limit, bots=args.bots
+                )
             show(page, texts, mine)
             return 0
 
@@ -53,7 +63,8 @@ async def run(args: argparse.Namespace) -> int:
 
 def show(page: Leaderboard, texts: Texts, mine: str = "") -> None:
     players = texts.count("player", page.total)
-    say(texts.get("ladder_header", preset=page.preset, season=page.season, players=players))
+    header = "ladder_header_bots" if page.bots else "ladder_header"
+    say(texts.get(header, preset=page.preset, season=page.season, players=players))
     if not page.entries:
         say(texts.get("ladder_empty"))
     for entry in page.entries:
