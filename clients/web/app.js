@@ -637,19 +637,25 @@ function grid(headers, rows, empty) {
 }
 
 async function leaderboard() {
-  const preset = select("preset", PRESETS, (p) => presetName(p), new URLSearchParams(location.search).get("preset") || "classic");
+  const query = new URLSearchParams(location.search);
+  const preset = select("preset", PRESETS, (p) => presetName(p), query.get("preset") || "classic");
+  // Bots and people never share a ladder: the bots' is a page of its own.
+  const ladder = select("ladder", ["people", "bots"], (l) => t(`ladder_${l}`), query.get("ladder") || "people");
   const box = $("div", { id: "ladder" });
   const draw = async () => {
-    const top = await get(`/api/leaderboard?preset=${preset.value}&limit=10`);
-    const around = await get(`/api/leaderboard/around?preset=${preset.value}`).catch(() => null);
-    const rows = (page) => page.entries.map((e) => [e.rank, e.name || e.player_id, e.skill.display, e.matches_played]);
+    const bots = ladder.value === "bots";
+    const top = await get(`/api/leaderboard?preset=${preset.value}&limit=10&ladder=${ladder.value}`);
+    const around = bots ? null : await get(`/api/leaderboard/around?preset=${preset.value}`).catch(() => null);
+    const named = (e) => (e.bot && !e.player_id.startsWith("bot:") ? `${e.name} · BOT` : e.name || e.player_id);
+    const rows = (page) => page.entries.map((e) => [e.rank, named(e), e.skill.display, e.matches_played]);
     const headers = [t("rank"), t("name"), t("rating"), t("played")];
     fill(box, grid(headers, rows(top), t("ladder_empty")),
-      around && around.entries && around.entries.length ? [$("h2", { text: t("around_you") }), grid(headers, rows(around))]
-        : $("p", { class: "hint", text: t("ladder_unranked") }));
+      bots ? $("p", { class: "hint", text: t("ladder_bots_hint") })
+        : around && around.entries && around.entries.length ? [$("h2", { text: t("around_you") }), grid(headers, rows(around))]
+          : $("p", { class: "hint", text: t("ladder_unranked") }));
   };
-  preset.addEventListener("change", () => draw().catch((error) => announce(error.message, true)));
-  fill(main, $("h1", { text: t("leaderboard") }), field("rule_system", preset), box);
+  for (const control of [preset, ladder]) control.addEventListener("change", () => draw().catch((error) => announce(error.message, true)));
+  fill(main, $("h1", { text: t("leaderboard") }), field("rule_system", preset), field("ladder_kind", ladder), box);
   await draw();
 }
 
