@@ -1,7 +1,7 @@
 """The bot arena's pool over the shared real redis-server (issue 27, "The bot arena"): entries
 that keep their place and expire when not renewed, claims of a table's bots all or none across
-replicas, a bot back in the pool after its match unless it left, strikes and pauses that keep a
-bot out of the tables."""
+replicas, leases that run out when a replica dies, a bot back in the pool after its match unless
+it left, strikes and pauses that keep a bot out of the tables."""
 
 from __future__ import annotations
 
@@ -36,28 +36,41 @@ async def test_a_bot_keeps_its_place_while_it_renews_and_leaves_when_its_entry_e
     await pool.join("early", preset, [2, 4], now=100.0)
     await pool.join("late", preset, [2], now=200.0)
     await pool.join("early", preset, [4], now=300.0)  # renewed: place kept, counts changed
-    waiting = {e.bot_id: e for e in await pool.waiting(preset)}
+    waiting = {e.bot_id: e for e in await pool.waiting(preset, now=300.0)}
     assert (waiting["early"].waiting_since, waiting["early"].seat_counts) == (100.0, (4,))
     assert waiting["late"].waiting_since == 200.0
     assert 0 < await client.ttl(pool.entry_key(preset, "early")) <= 30, "nothing kept forever"
 
     await client.delete(pool.entry_key(preset, "late"))  # as its TTL would
-    assert [e.bot_id for e in await pool.waiting(preset)] == ["early"]
+    assert [e.bot_id for e in await pool.waiting(preset, now=300.0)] == ["early"]
     assert await client.zscore(pool.pool_key(preset), "late") is None, "dropped from the pool"
     assert await pool.leave("early", preset) and not await pool.leave("early", preset)
-    assert await pool.waiting(preset) == []
+    assert await pool.waiting(preset, now=300.0) == []
 
 
 async def test_a_bot_is_back_after_its_match_unless_it_left(pool, preset):
     for bot in ("stays", "goes"):
         await pool.join(bot, preset, [2], now=10.0)
-    assert await pool.claim(preset, ["stays", "goes"])
-    assert await pool.waiting(preset) == [], "playing: out of the pool"
+    assert await pool.claim(preset, ["stays", "goes"], now=20.0, lease_end=30.0)
+    await pool.extend(preset, ["stays", "goes"], lease_end=3600.0)  # the match was created
+    assert await pool.waiting(preset, now=40.0) == [], "playing: not free to be seated"
+    assert not await pool.claim(preset, ["stays"], now=40.0, lease_end=50.0), "seated once"
     await pool.leave("goes", preset)
     assert await pool.requeue("stays", preset, now=50.0)
     assert not await pool.requeue("goes", preset, now=50.0)
-    [entry] = await pool.waiting(preset)
+    [entry] = await pool.waiting(preset, now=60.0)
     assert (entry.bot_id, entry.waiting_since) == ("stays", 50.0)
+
+
+async def test_the_bots_of_a_replica_that_died_after_claiming_are_free_when_its_lease_ends(
+    pool, preset
+):
+    for bot in ("a", "b"):
+        await pool.join(bot, preset, [2], now=0.0)
+    assert await pool.claim(preset, ["a", "b"], now=1.0, lease_end=11.0)  # then nothing
+    assert await pool.waiting(preset, now=10.0) == []
+    assert {e.bot_id for e in await pool.waiting(preset, now=11.0)} == {"a", "b"}
+    assert await pool.claim(preset, ["a", "b"], now=12.0, lease_end=22.0), "another replica"
 
 
 async def test_repeated_strikes_pause_a_bot_out_of_the_tables(pool, preset):
@@ -71,7 +84,7 @@ async def test_repeated_strikes_pause_a_bot_out_of_the_tables(pool, preset):
     until = strikes_pause(strikes, RULES, now=1002.0)
     assert until == 1602.0
     await pool.pause(bot, until, now=1002.0)
-    waiting = await pool.waiting(preset)
+    waiting = await pool.waiting(preset, now=1002.0)
     assert {e.bot_id: e.paused_until for e in waiting} == {bot: 1602.0, other: 0.0}
     assert arena_tables(waiting, RULES, now=1100.0) == []
     assert len(arena_tables(waiting, RULES, now=1602.0)) == 1
@@ -96,11 +109,14 @@ async def test_concurrent_claims_seat_no_bot_twice(redis_server, tables) -> None
             await replicas[0].join(f"b{n}", preset, [2, 3, 4], now=float(n))
         names = [[f"b{n}" for n in table] for table in tables]
         won = await asyncio.gather(
-            *(replicas[k % 3].claim(preset, table) for k, table in enumerate(names))
+            *(
+                replicas[k % 3].claim(preset, table, now=20.0, lease_end=60.0)
+                for k, table in enumerate(names)
+            )
         )
         claimed = [bot for table, ok in zip(names, won, strict=True) if ok for bot in table]
         assert len(claimed) == len(set(claimed)) and any(won)
-        left = {e.bot_id for e in await replicas[0].waiting(preset)}
+        left = {e.bot_id for e in await replicas[0].waiting(preset, now=30.0)}
         assert left == {f"b{n}" for n in range(10)} - set(claimed)
     finally:
         for c in clients:

@@ -4,13 +4,17 @@ strikes and pauses. What to do with them is :mod:`maumau.matchmaking.arena`'s (p
 Every key of one preset's pool carries the hash tag ``{arena:<preset>}``, so claiming a table's
 bots is one script in one Redis Cluster slot, all of them or none:
 
-- ``{arena:<preset>}:pool``  sorted set: bot id -> waiting since (bots free to be seated)
+- ``{arena:<preset>}:pool``  sorted set: bot id -> waiting since (every bot in the arena)
 - ``{arena:<preset>}:entry:<bot id>``  the entry's seat counts (JSON); it expires
   ``entry_ttl`` after the bot's latest JoinArena, so a bot that stops asking leaves the pool by
   itself, and a pool member whose entry is gone is dropped when the pool is read
+- ``{arena:<preset>}:playing``  sorted set: bot id -> lease end, the bots claimed for a table
+  (not free to be seated again until then)
 
-A claimed bot leaves ``pool`` but keeps its entry while it plays; :meth:`ArenaPool.requeue`
-puts it back when its match ends, if its entry is still there (it has not left meanwhile).
+A claim is a lease: the replica that claimed a table extends it once the match is created (to
+the longest a match may last), and :meth:`ArenaPool.requeue` ends it when the match ends, the bot
+waiting again from then if it has not left. A replica that dies between claim and creation
+leaves nothing behind: the lease runs out and its bots are free again.
 
 Per bot, in the bot's own slot:
 
@@ -30,23 +34,34 @@ import redis.asyncio as redis
 from maumau.common.redis_client import Durability, Script
 from maumau.matchmaking.arena import ArenaEntry
 
-# KEYS: the pool. ARGV: bot ids. Takes them all out of the pool if all are in it; 1 if so.
+# KEYS: the pool, playing. ARGV: now, lease end, bot ids. Leases them all if every one is in the
+# pool and not playing (or its lease ran out); 1 if so.
 _CLAIM = Script(
     "arena.claim",
     """
-for i = 1, #ARGV do
+local now = tonumber(ARGV[1])
+for i = 3, #ARGV do
   if not redis.call('ZSCORE', KEYS[1], ARGV[i]) then return 0 end
+  local lease = redis.call('ZSCORE', KEYS[2], ARGV[i])
+  if lease and tonumber(lease) > now then return 0 end
 end
-redis.call('ZREM', KEYS[1], unpack(ARGV))
+for i = 3, #ARGV do
+  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[i])
+end
 return 1
 """,
 )
 
-# KEYS: the pool, the bot's entry. ARGV: bot id, now. Back in the pool if the entry is there.
+# KEYS: the pool, playing, the bot's entry. ARGV: bot id, now. Ends the bot's lease; it waits
+# again from now if its entry is there, else it leaves the pool. 1 if it waits again.
 _REQUEUE = Script(
     "arena.requeue",
     """
-if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+redis.call('ZREM', KEYS[2], ARGV[1])
+if redis.call('EXISTS', KEYS[3]) == 0 then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  return 0
+end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 return 1
 """,
@@ -66,6 +81,10 @@ class ArenaPool:
     @staticmethod
     def pool_key(preset: str) -> str:
         return f"{{arena:{preset}}}:pool"
+
+    @staticmethod
+    def playing_key(preset: str) -> str:
+        return f"{{arena:{preset}}}:playing"
 
     @staticmethod
     def entry_key(preset: str, bot_id: str) -> str:
@@ -89,20 +108,24 @@ class ArenaPool:
             await pipe.execute()
 
     async def leave(self, bot_id: str, preset: str) -> bool:
-        """Out of the pool of ``preset`` (also after its current match); whether it was in."""
+        """Out of the pool of ``preset`` (a match it plays is played to its end); whether it
+        was in."""
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.delete(self.entry_key(preset, bot_id))
             pipe.zrem(self.pool_key(preset), bot_id)
             removed = await pipe.execute()
         return any(removed)
 
-    async def waiting(self, preset: str) -> list[ArenaEntry]:
-        """The bots waiting in the pool of ``preset``, with their pauses; members whose entry
-        expired are dropped."""
-        members = cast(
-            list[tuple[bytes, float]],
-            await self.redis.zrange(self.pool_key(preset), 0, -1, withscores=True),
-        )
+    async def waiting(self, preset: str, now: float) -> list[ArenaEntry]:
+        """The bots of the pool of ``preset`` free to be seated at ``now`` (not playing), with
+        their pauses; members whose entry expired are dropped, leases run out forgotten."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zremrangebyscore(self.playing_key(preset), "-inf", now)
+            pipe.zrange(self.playing_key(preset), 0, -1)
+            pipe.zrange(self.pool_key(preset), 0, -1, withscores=True)
+            _, leased, pooled = await pipe.execute()
+        playing = set(cast(list[bytes], leased))
+        members = [m for m in cast(list[tuple[bytes, float]], pooled) if m[0] not in playing]
         if not members:
             return []
         bots = [member.decode() for member, _ in members]
@@ -123,16 +146,24 @@ class ArenaPool:
             if entry is not None
         ]
 
-    async def claim(self, preset: str, bot_ids: Sequence[str]) -> bool:
-        """Take a table's bots out of the pool, all or none (another replica took one first)."""
-        claimed = await self.durability.call(
-            _CLAIM, [self.pool_key(preset)], list(bot_ids), wait=True
-        )
-        return bool(claimed)
+    async def claim(
+        self, preset: str, bot_ids: Sequence[str], now: float, lease_end: float
+    ) -> bool:
+        """Lease a table's bots until ``lease_end``, all or none (False: another replica
+        leased one first, or one left)."""
+        keys = [self.pool_key(preset), self.playing_key(preset)]
+        args = [repr(now), repr(lease_end), *bot_ids]
+        return bool(await self.durability.call(_CLAIM, keys, args, wait=True))
+
+    async def extend(self, preset: str, bot_ids: Sequence[str], lease_end: float) -> None:
+        """Hold the leases of a created match's bots until ``lease_end`` (those still held)."""
+        mapping: dict[str, float] = dict.fromkeys(bot_ids, lease_end)
+        await self.redis.zadd(self.playing_key(preset), mapping, xx=True)
 
     async def requeue(self, bot_id: str, preset: str, now: float) -> bool:
-        """Back in the pool after a match, waiting from ``now``, unless it left meanwhile."""
-        keys = [self.pool_key(preset), self.entry_key(preset, bot_id)]
+        """A match of ``bot_id`` ended: its lease ends, and it waits again from ``now`` unless
+        it left meanwhile (then it leaves the pool); whether it waits again."""
+        keys = [self.pool_key(preset), self.playing_key(preset), self.entry_key(preset, bot_id)]
         return bool(await self.durability.call(_REQUEUE, keys, [bot_id, repr(now)], wait=True))
 
     async def strike(self, bot_id: str, match_id: str, now: float, window: float) -> list[float]:
