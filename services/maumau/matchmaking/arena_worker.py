@@ -1,0 +1,122 @@
+"""One replica's arena tick: read each pool, form tables (:mod:`maumau.matchmaking.arena`, pure),
+lease their bots, create the rated matches on the engine as the queue does, and tell each bot its
+seat.
+
+A table's bots are leased for ``claim_seconds`` while its match is created, then for
+``match_seconds`` (the longest a match may last) once it is; a replica that dies in between
+leaves nothing behind: the lease runs out and the bots are free again (:mod:`arena_pool`).
+Telling a bot its seat is ``announce``'s (the account's event stream, a MatchStarted event with
+the seat token); a match is created once per formation id, so a retried creation seats nobody
+twice.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+
+import grpc
+import prometheus_client
+
+from maumau.matchmaking.arena import ArenaRules, arena_tables
+from maumau.matchmaking.arena_pool import ArenaPool
+from maumau.matchmaking.forming import Table
+from maumau.matchmaking.ratings import RatingLookup
+from maumau.matchmaking.tables import MatchPlan, Tables, new_seed
+
+log = logging.getLogger(__name__)
+
+ARENA_POOL = prometheus_client.Gauge(
+    "matchmaking_arena_pool_size", "Bots free to be seated in the arena, per preset.", ["preset"]
+)
+ARENA_MATCHES = prometheus_client.Counter(
+    "matchmaking_arena_matches_total", "Arena matches created, by table size.", ["seats"]
+)
+
+
+@dataclass(frozen=True)
+class Seated:
+    """A bot's seat at a new arena match, for its MatchStarted event."""
+
+    bot_id: str
+    match_id: str
+    seat: int
+    seat_token: str
+    preset: str
+    seats: int
+
+
+Announce = Callable[[Seated], Awaitable[None]]
+
+
+class ArenaFormer:
+    """The arena's part of a matchmaker replica's loop: :meth:`tick` once per tick."""
+
+    def __init__(
+        self,
+        pool: ArenaPool,
+        tables: Tables,
+        ratings: RatingLookup,
+        announce: Announce,
+        rules: ArenaRules,
+        presets: Sequence[str],
+        claim_seconds: float = 10.0,
+        match_seconds: float = 3 * 3600.0,
+    ) -> None:
+        self.pool = pool
+        self.tables = tables
+        self.ratings = ratings
+        self.announce = announce
+        self.rules = rules
+        self.presets = presets
+        self.claim_seconds = claim_seconds
+        self.match_seconds = match_seconds
+
+    async def tick(self, now: float) -> list[Seated]:
+        """Form and create every arena table that may form at ``now``; the seats announced."""
+        seated: list[Seated] = []
+        for preset in self.presets:
+            waiting = await self.pool.waiting(preset, now)
+            ARENA_POOL.labels(preset).set(len(waiting))
+            if len(waiting) < 2:
+                continue
+            rated = await self.ratings(preset, [entry.bot_id for entry in waiting])
+            entries = [replace(e, rating=r) for e, r in zip(waiting, rated, strict=True)]
+            claimed = []
+            for table in arena_tables(entries, self.rules, now):
+                bots = [bot for bot, _ in table.seating]
+                if await self.pool.claim(preset, bots, now, now + self.claim_seconds):
+                    claimed.append(table)
+            if claimed:
+                seated += await self._create(preset, claimed, now)
+        return seated
+
+    async def _create(self, preset: str, claimed: list[Table], now: float) -> list[Seated]:
+        """Create the matches of ``claimed`` (their leases held meanwhile) and announce them;
+        on an engine that cannot answer the leases run out and the bots wait again."""
+        plans = [
+            (
+                MatchPlan(ruleset=preset, seats=t.seats, seating=t.seating, bots={}, ranked=True),
+                new_seed()[0],
+                f"arena-{secrets.token_hex(12)}",
+            )
+            for t in claimed
+        ]
+        try:
+            match_ids = await self.tables.create_many(plans)
+        except grpc.aio.AioRpcError as error:
+            log.warning("arena: %d %s matches not created: %s", len(plans), preset, error)
+            return []
+        seated = []
+        for table, match_id in zip(claimed, match_ids, strict=True):
+            bots = [bot for bot, _ in table.seating]
+            await self.pool.extend(preset, bots, now + self.match_seconds)
+            ARENA_MATCHES.labels(str(table.seats)).inc()
+            for bot, seat in table.seating:
+                token = self.tables.seat_token(match_id, seat, bot)
+                seat_of = Seated(bot, match_id, seat, token, preset, table.seats)
+                await self.announce(seat_of)
+                seated.append(seat_of)
+        return seated
