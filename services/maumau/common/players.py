@@ -9,7 +9,12 @@ sign-in's session and each personal access token, ``grant:<id>`` (what it is, JS
 ``maumau.accounts.store``) and ``until:<id>`` (Unix seconds when its latest token ends). A
 player token naming a grant (claim ``sid``) is taken only while ``grant:<id>`` is there, so
 signing one device out, or revoking one token, ends it at once on every service: the check reads
-the generation and the grant in one HMGET of one key."""
+the generation and the grant in one HMGET of one key.
+
+A bot account is marked by the field ``bot`` = "1" of the same hash, written only by the Arena
+service's BecomeBot (``maumau.accounts.arena``) and never removed: the rating service rates it
+on the bots' ladder, the arena pool seats it, and everywhere its name appears it is shown as
+BOT. Read it with :func:`is_bot`."""
 
 from __future__ import annotations
 
@@ -23,6 +28,8 @@ MAX_NAME_LENGTH = 32
 GRANT = "grant:"
 """The prefix of a grant's field in ``player:{id}``; ``until:`` that of when its token ends."""
 UNTIL = "until:"
+BOT = "bot"
+"""The field of ``player:{id}`` that marks a bot account: "1" once it became one."""
 
 
 def player_key(player_id: str) -> str:
@@ -97,3 +104,8 @@ class PlayerDirectory:
                 pipe.hget(player_key(player_id), "name")
             found = cast(list[bytes | None], await pipe.execute())
         return [name.decode() if name else "" for name in found]
+
+
+async def is_bot(client: redis.Redis, player_id: str) -> bool:
+    """Whether ``player_id`` is a bot account (the field ``bot`` = "1" of its directory hash)."""
+    return await client.hget(player_key(player_id), BOT) in (b"1", "1")
