@@ -56,8 +56,9 @@ async def test_a_bot_is_back_after_its_match_unless_it_left(pool, preset):
     assert await pool.waiting(preset, now=40.0) == [], "playing: not free to be seated"
     assert not await pool.claim(preset, ["stays"], now=40.0, lease_end=50.0), "seated once"
     await pool.leave("goes", preset)
-    assert await pool.requeue("stays", preset, now=50.0)
-    assert not await pool.requeue("goes", preset, now=50.0)
+    assert await pool.requeue("stays", preset, now=50.0) == 1
+    assert await pool.requeue("goes", preset, now=50.0) == 0, "left: out of the pool"
+    assert await pool.requeue("stranger", preset, now=50.0) == -1, "no lease held"
     [entry] = await pool.waiting(preset, now=60.0)
     assert (entry.bot_id, entry.waiting_since) == ("stays", 50.0)
 

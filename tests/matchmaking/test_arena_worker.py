@@ -16,7 +16,7 @@ from maumau.matchmaking.arena_pool import ArenaPool
 from maumau.matchmaking.arena_worker import ArenaFormer, Seated
 from maumau.matchmaking.ratings import redis_ratings
 from maumau.matchmaking.tables import Tables
-from maumau.v1 import engine_pb2, engine_pb2_grpc
+from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 from tests.support.engine import SECRET
 
 
@@ -26,22 +26,39 @@ async def channel(address: str):
         yield opened
 
 
-async def test_waiting_bots_are_seated_at_rated_matches_and_told_their_seats(client, channel):
-    ruleset = f"classic target={uuid.uuid4().int % 1000 + 100}"  # a pool of this test's own
+@pytest.fixture
+def ruleset() -> str:
+    """A pool of this test's own."""
+    return f"classic target={uuid.uuid4().int % 1000 + 100}"
+
+
+class Told:
+    """What the former told the bots (the accounts' event streams' part)."""
+
+    def __init__(self) -> None:
+        self.seats: list[Seated] = []
+        self.pauses: list[tuple[str, float]] = []
+
+    async def seat(self, seated: Seated) -> None:
+        self.seats.append(seated)
+
+    async def pause(self, bot: str, until: float) -> None:
+        self.pauses.append((bot, until))
+
+
+def former_of(client, channel, ruleset: str, told: Told, rules: ArenaRules) -> ArenaFormer:
+    tables = Tables(channel, SECRET, timeout=10)
+    ratings = redis_ratings(client)
+    return ArenaFormer(ArenaPool(client), tables, ratings, told.seat, told.pause, rules, [ruleset])
+
+
+async def test_waiting_bots_are_seated_at_rated_matches_and_told_their_seats(
+    client, channel, ruleset
+):
     pool = ArenaPool(client)
-    told: list[Seated] = []
-
-    async def announce(seated: Seated) -> None:
-        told.append(seated)
-
-    former = ArenaFormer(
-        pool,
-        Tables(channel, SECRET, timeout=10),
-        redis_ratings(client),
-        announce,
-        ArenaRules(),
-        [ruleset],
-    )
+    noticed = Told()
+    told = noticed.seats
+    former = former_of(client, channel, ruleset, noticed, ArenaRules())
     bots = [f"arena-bot-{n}-{uuid.uuid4().hex[:6]}" for n in range(5)]
     for n, bot in enumerate(bots):
         await pool.join(bot, ruleset, [2] if n < 4 else [3], now=100.0 + n)
@@ -70,3 +87,38 @@ async def test_waiting_bots_are_seated_at_rated_matches_and_told_their_seats(cli
         await pool.requeue(s.bot_id, ruleset, now=200.0)  # their matches ended
     again = await former.tick(now=201.0)
     assert {s.bot_id for s in again} == set(bots[:4]) and not matches & {s.match_id for s in again}
+
+
+async def test_a_bot_whose_turns_keep_timing_out_is_paused_and_told(client, channel, ruleset):
+    """issue 27, Limits: a bot that times out repeatedly is paused from the arena for a while,
+    told so; its partner, who played its turns, waits again at once."""
+    rules = ArenaRules(strikes_to_pause=2, strike_window_seconds=3600, pause_seconds=600)
+    noticed = Told()
+    former = former_of(client, channel, ruleset, noticed, rules)
+    pool = former.pool
+    sleepy, awake = f"sleepy-{uuid.uuid4().hex[:6]}", f"awake-{uuid.uuid4().hex[:6]}"
+    for bot in (sleepy, awake):
+        await pool.join(bot, ruleset, [2], now=0.0)
+    for n in range(2):
+        [first, *_] = await former.tick(now=10.0 + 100 * n)
+        seats = {s.bot_id: s.seat for s in noticed.seats if s.match_id == first.match_id}
+        result = game_pb2.MatchResult(
+            match_id=first.match_id,
+            ruleset=ruleset,
+            seats=[
+                game_pb2.MatchResult.Seat(seat=seats[bot], player_id=bot, left=bot == sleepy)
+                for bot in (sleepy, awake)
+            ],
+        )
+        paused = await former.match_over(result, now=50.0 + 100 * n)
+    assert paused == [sleepy] and noticed.pauses == [(sleepy, 150.0 + 600)]
+    waiting = {e.bot_id: e.paused_until for e in await pool.waiting(ruleset, now=151.0)}
+    assert waiting == {sleepy: 750.0, awake: 0.0}
+    assert await former.tick(now=200.0) == [], "nobody to play the one left"
+    stranger = game_pb2.MatchResult(
+        match_id="not-an-arena-match",
+        ruleset=ruleset,
+        seats=[game_pb2.MatchResult.Seat(seat=0, player_id="someone", left=True)],
+    )
+    assert await former.match_over(stranger, now=300.0) == []
+    assert await client.exists(pool.strikes_key("someone")) == 0, "no strike outside the arena"

@@ -52,12 +52,12 @@ return 1
 """,
 )
 
-# KEYS: the pool, playing, the bot's entry. ARGV: bot id, now. Ends the bot's lease; it waits
-# again from now if its entry is there, else it leaves the pool. 1 if it waits again.
+# KEYS: the pool, playing, the bot's entry. ARGV: bot id, now. Ends the bot's lease (-1: it
+# held none); it waits again from now if its entry is there (1), else it leaves the pool (0).
 _REQUEUE = Script(
     "arena.requeue",
     """
-redis.call('ZREM', KEYS[2], ARGV[1])
+if redis.call('ZREM', KEYS[2], ARGV[1]) == 0 then return -1 end
 if redis.call('EXISTS', KEYS[3]) == 0 then
   redis.call('ZREM', KEYS[1], ARGV[1])
   return 0
@@ -160,11 +160,12 @@ class ArenaPool:
         mapping: dict[str, float] = dict.fromkeys(bot_ids, lease_end)
         await self.redis.zadd(self.playing_key(preset), mapping, xx=True)
 
-    async def requeue(self, bot_id: str, preset: str, now: float) -> bool:
-        """A match of ``bot_id`` ended: its lease ends, and it waits again from ``now`` unless
-        it left meanwhile (then it leaves the pool); whether it waits again."""
+    async def requeue(self, bot_id: str, preset: str, now: float) -> int:
+        """A match of ``bot_id`` ended: its lease ends, and it waits again from ``now`` (1)
+        unless it left meanwhile (0: it leaves the pool); -1 when it held no lease (a player
+        of no arena match, or a lease that ran out)."""
         keys = [self.pool_key(preset), self.playing_key(preset), self.entry_key(preset, bot_id)]
-        return bool(await self.durability.call(_REQUEUE, keys, [bot_id, repr(now)], wait=True))
+        return int(await self.durability.call(_REQUEUE, keys, [bot_id, repr(now)], wait=True))
 
     async def strike(self, bot_id: str, match_id: str, now: float, window: float) -> list[float]:
         """Record a strike of ``bot_id`` (once per match); when its strikes of the ``window``

@@ -20,16 +20,20 @@ from dataclasses import dataclass, replace
 import grpc
 import prometheus_client
 
-from maumau.matchmaking.arena import ArenaRules, arena_tables
+from maumau.matchmaking.arena import ArenaRules, arena_tables, strikes_pause
 from maumau.matchmaking.arena_pool import ArenaPool
 from maumau.matchmaking.forming import Table
 from maumau.matchmaking.ratings import RatingLookup
 from maumau.matchmaking.tables import MatchPlan, Tables, new_seed
+from maumau.v1 import game_pb2
 
 log = logging.getLogger(__name__)
 
 ARENA_POOL = prometheus_client.Gauge(
     "matchmaking_arena_pool_size", "Bots free to be seated in the arena, per preset.", ["preset"]
+)
+ARENA_PAUSES = prometheus_client.Counter(
+    "matchmaking_arena_pauses_total", "Bots paused from the arena for repeated timeouts."
 )
 ARENA_MATCHES = prometheus_client.Counter(
     "matchmaking_arena_matches_total", "Arena matches created, by table size.", ["seats"]
@@ -49,6 +53,8 @@ class Seated:
 
 
 Announce = Callable[[Seated], Awaitable[None]]
+Paused = Callable[[str, float], Awaitable[None]]
+"""(bot id, paused until): tell the bot it is paused (the account's ArenaPaused event)."""
 
 
 class ArenaFormer:
@@ -60,6 +66,7 @@ class ArenaFormer:
         tables: Tables,
         ratings: RatingLookup,
         announce: Announce,
+        paused: Paused,
         rules: ArenaRules,
         presets: Sequence[str],
         claim_seconds: float = 10.0,
@@ -69,6 +76,7 @@ class ArenaFormer:
         self.tables = tables
         self.ratings = ratings
         self.announce = announce
+        self.paused = paused
         self.rules = rules
         self.presets = presets
         self.claim_seconds = claim_seconds
@@ -92,6 +100,30 @@ class ArenaFormer:
             if claimed:
                 seated += await self._create(preset, claimed, now)
         return seated
+
+    async def match_over(self, result: game_pb2.MatchResult, now: float) -> list[str]:
+        """A finished match (the results stream's): each of its bots that played it for the
+        arena is free again, waiting from ``now``; a seat that left (its turns timed out until
+        the engine's stand-in took it) is a strike, and a bot with enough strikes is paused and
+        told so. The bots paused now."""
+        if result.ruleset not in self.presets:
+            return []
+        paused = []
+        for seat in result.seats:
+            if not seat.player_id:
+                continue
+            bot = seat.player_id
+            if await self.pool.requeue(bot, result.ruleset, now) < 0 or not seat.left:
+                continue
+            window = self.rules.strike_window_seconds
+            strikes = await self.pool.strike(bot, result.match_id, now, window)
+            until = strikes_pause(strikes, self.rules, now)
+            if until is not None:
+                await self.pool.pause(bot, until, now)
+                await self.paused(bot, until)
+                ARENA_PAUSES.inc()
+                paused.append(bot)
+        return paused
 
     async def _create(self, preset: str, claimed: list[Table], now: float) -> list[Seated]:
         """Create the matches of ``claimed`` (their leases held meanwhile) and announce them;
