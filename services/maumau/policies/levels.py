@@ -4,9 +4,9 @@
 - ``heuristic``: a good club player, following the strategy of the rule texts: calls at once, a
   7 answered with a 7, a Jack or wild kept as the way out, an 8 or skip aimed at a seat about to
   go out, cards played from the longest suit so the hand keeps its suits spread.
-- ``strong``: determinized Monte Carlo search. It samples the hidden cards consistently with the
-  view, plays every candidate action forward to the end of the round with fast heuristic players,
-  and picks the action that won most often.
+- ``strong``: information-set Monte Carlo tree search (:mod:`maumau.policies.ismcts`): a tree over
+  what the seat can tell apart, grown in worlds sampled consistently with the view, guided by the
+  heuristic's ranking and played out by quick heuristic players.
 
 Every level sees only a :class:`~maumau.rules.View`: the same view a human client gets.
 """
@@ -14,10 +14,10 @@ Every level sees only a :class:`~maumau.rules.View`: the same view a human clien
 from __future__ import annotations
 
 import random
-import time
 from collections import Counter
 from dataclasses import dataclass
 
+from maumau.policies import ismcts
 from maumau.rules import (
     ACCEPT,
     CHALLENGE,
@@ -26,7 +26,6 @@ from maumau.rules import (
     Call,
     Card,
     Catch,
-    Match,
     NameSuit,
     Pass,
     Play,
@@ -34,7 +33,7 @@ from maumau.rules import (
     View,
     card_points,
 )
-from maumau.rules.determinize import determinize, unseen_cards
+from maumau.rules.determinize import unseen_cards
 from maumau.rules.reasons import Reason, render_all
 
 LEVELS = ("random", "heuristic", "strong")
@@ -63,7 +62,7 @@ def decide(
     max_worlds: int = 2000,
 ) -> Action:
     """The action a bot of ``level`` takes in ``view``; ``strong`` thinks for ``budget_seconds``
-    or ``max_worlds`` sampled worlds, whichever ends first."""
+    or ``max_worlds`` search iterations (one sampled world each), whichever ends first."""
     if not view.legal:
         raise ValueError(f"seat {view.seat} has nothing to do now")
     if level == "random":
@@ -231,79 +230,11 @@ def _points(card: Card, ruleset: Ruleset) -> float:
 # ---------------------------------------------------------------------- strong
 
 
-def search(
-    view: View, rng: random.Random, budget_seconds: float, max_worlds: int = 2000, width: int = 3
-) -> Action:
-    """Determinized Monte Carlo over the heuristic's ``width`` best actions.
-
-    Each sampled world plays every candidate out to the end of the round with quick players
-    driven by the same random numbers (so the candidates differ only by the action itself). The
-    heuristic's first choice stands unless another action won clearly more often."""
+def search(view: View, rng: random.Random, budget_seconds: float, max_worlds: int = 2000) -> Action:
+    """Information-set Monte Carlo tree search (:mod:`maumau.policies.ismcts`) guided by the
+    heuristic's ranking; a call, a catch or the last card is played at once, nothing to weigh."""
     ranked = rank(view)
-    if ranked[0].score >= 95:  # a call, a catch or the last card: nothing to weigh
+    if ranked[0].score >= 95:
         return ranked[0].action
-    candidates = [r.action for r in ranked[:width]]
-    if len(candidates) == 1:
-        return candidates[0]
-    seat = view.seat
-    assert seat is not None
-    team = (seat % 2, seat % 2 + 2) if view.teams else (seat,)
-    deadline = time.perf_counter() + budget_seconds
-    gains = [0.0] * len(candidates)  # summed advantage over the first candidate
-    squares = [0.0] * len(candidates)
-    worlds = 0
-    while worlds < max_worlds and (worlds < 4 or time.perf_counter() < deadline):
-        world = determinize(view, rng)
-        luck = rng.random()
-        results = []
-        for action in candidates:
-            trial = world.copy()
-            trial.apply_unchecked(seat, action)
-            results.append(_rollout(trial, team, random.Random(luck)))
-        for i, result in enumerate(results):
-            gains[i] += result - results[0]
-            squares[i] += (result - results[0]) ** 2
-        worlds += 1
-    best = max(range(len(candidates)), key=lambda i: gains[i])
-    mean = gains[best] / worlds
-    spread = max(squares[best] / worlds - mean * mean, 1e-9) ** 0.5
-    clearly_better = mean > 2 * spread / worlds**0.5
-    return candidates[best] if clearly_better else candidates[0]
-
-
-def _rollout(match: Match, team: tuple[int, ...], rng: random.Random, limit: int = 400) -> float:
-    """Play on with quick players until the round ends: 1 if ``team`` won it, else a little
-    credit for being close to going out."""
-    start_round = match.round
-    team_wins = sum(match.round_wins[s] for s in team)
-    for _ in range(limit):
-        if match.round != start_round or match.phase == "over":
-            return 1.0 if sum(match.round_wins[s] for s in team) > team_wins else 0.0
-        seat = match.chooser if match.phase == "starter_suit" else match.turn
-        match.apply_unchecked(seat, _quick(match, seat, rng))
-    sizes = [len(match.hands[s]) for s in team]
-    return 0.5 / (1 + min(sizes))
-
-
-def _quick(match: Match, seat: int, rng: random.Random) -> Action:
-    """A fast rollout player: calls made, penalties passed on, cards before draws, plain cards
-    from the longest suit before wilds, and a wish for the suit it holds most of."""
-    actions = list(match.legal_actions(seat))
-    plays = [a for a in actions if type(a) is Play and (a.call or not _has_call(actions, a))]
-    if plays:
-        hand = match.hands[seat]
-        wild_ranks = match.ruleset.wish_ranks
-        counts = Counter(c.suit for c in hand if c.rank not in wild_ranks)
-        plain = [a for a in plays if a.card.rank not in wild_ranks]
-        if plain:
-            best = max(counts[a.card.suit] for a in plain)
-            return rng.choice([a for a in plain if counts[a.card.suit] == best])
-        return max(plays, key=lambda a: counts[a.suit] if a.suit else -1)
-    for action in actions:
-        if type(action) not in (Catch, Call):
-            return action
-    return actions[0]
-
-
-def _has_call(actions: list[Action], play: Play) -> bool:
-    return any(type(a) is Play and a.card is play.card and a.call for a in actions)
+    prior = [r.action for r in ranked]
+    return ismcts.search(view, rng, budget_seconds, max_worlds, prior).action
