@@ -10,13 +10,13 @@ import uuid
 import grpc
 import pytest
 
-from maumau.common import tokens
+from maumau.common import account_events, tokens
 from maumau.matchmaking.arena import ArenaRules
 from maumau.matchmaking.arena_pool import ArenaPool
-from maumau.matchmaking.arena_worker import ArenaFormer, Seated
+from maumau.matchmaking.arena_worker import ArenaFormer, account_notices
 from maumau.matchmaking.ratings import redis_ratings
 from maumau.matchmaking.tables import Tables
-from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2
+from maumau.v1 import arena_pb2, engine_pb2, engine_pb2_grpc, game_pb2
 from tests.support.engine import SECRET
 
 
@@ -32,39 +32,40 @@ def ruleset() -> str:
     return f"classic target={uuid.uuid4().int % 1000 + 100}"
 
 
-class Told:
-    """What the former told the bots (the accounts' event streams' part)."""
-
-    def __init__(self) -> None:
-        self.seats: list[Seated] = []
-        self.pauses: list[tuple[str, float]] = []
-
-    async def seat(self, seated: Seated) -> None:
-        self.seats.append(seated)
-
-    async def pause(self, bot: str, until: float) -> None:
-        self.pauses.append((bot, until))
+async def events_of(client, bot: str) -> list[arena_pb2.AccountEvent]:
+    """Every event on the bot account's stream so far."""
+    return list(await account_events.read_after(client, bot, "0-0", count=100, block_ms=None))
 
 
-def former_of(client, channel, ruleset: str, told: Told, rules: ArenaRules) -> ArenaFormer:
+def former_of(client, channel, ruleset: str, rules: ArenaRules) -> ArenaFormer:
     tables = Tables(channel, SECRET, timeout=10)
-    ratings = redis_ratings(client)
-    return ArenaFormer(ArenaPool(client), tables, ratings, told.seat, told.pause, rules, [ruleset])
+    seat, paused = account_notices(client)
+    return ArenaFormer(
+        ArenaPool(client), tables, redis_ratings(client), seat, paused, rules, [ruleset]
+    )
 
 
 async def test_waiting_bots_are_seated_at_rated_matches_and_told_their_seats(
     client, channel, ruleset
 ):
     pool = ArenaPool(client)
-    noticed = Told()
-    told = noticed.seats
-    former = former_of(client, channel, ruleset, noticed, ArenaRules())
+    former = former_of(client, channel, ruleset, ArenaRules())
     bots = [f"arena-bot-{n}-{uuid.uuid4().hex[:6]}" for n in range(5)]
     for n, bot in enumerate(bots):
         await pool.join(bot, ruleset, [2] if n < 4 else [3], now=100.0 + n)
 
-    seated = await former.tick(now=105.0)
-    assert seated == told and len(told) == 4, "two 2-seat tables; the 3-seat bot waits"
+    told = await former.tick(now=105.0)
+    assert len(told) == 4, "two 2-seat tables; the 3-seat bot waits"
+    for s in told:
+        [event] = await events_of(client, s.bot_id)
+        started = event.match_started
+        assert (started.match_id, started.seat, started.seat_token) == (
+            s.match_id,
+            s.seat,
+            s.seat_token,
+        )
+        assert started.arena and started.rated and started.ruleset_text == ruleset
+    assert await events_of(client, bots[4]) == []
     matches = {s.match_id for s in told}
     assert len(matches) == 2 and {s.bot_id for s in told} == set(bots[:4])
 
@@ -93,17 +94,16 @@ async def test_a_bot_whose_turns_keep_timing_out_is_paused_and_told(client, chan
     """issue 27, Limits: a bot that times out repeatedly is paused from the arena for a while,
     told so; its partner, who played its turns, waits again at once."""
     rules = ArenaRules(strikes_to_pause=2, strike_window_seconds=3600, pause_seconds=600)
-    noticed = Told()
-    former = former_of(client, channel, ruleset, noticed, rules)
+    former = former_of(client, channel, ruleset, rules)
     pool = former.pool
     sleepy, awake = f"sleepy-{uuid.uuid4().hex[:6]}", f"awake-{uuid.uuid4().hex[:6]}"
     for bot in (sleepy, awake):
         await pool.join(bot, ruleset, [2], now=0.0)
     for n in range(2):
-        [first, *_] = await former.tick(now=10.0 + 100 * n)
-        seats = {s.bot_id: s.seat for s in noticed.seats if s.match_id == first.match_id}
+        seated = await former.tick(now=10.0 + 100 * n)
+        seats = {s.bot_id: s.seat for s in seated}
         result = game_pb2.MatchResult(
-            match_id=first.match_id,
+            match_id=seated[0].match_id,
             ruleset=ruleset,
             seats=[
                 game_pb2.MatchResult.Seat(seat=seats[bot], player_id=bot, left=bot == sleepy)
@@ -111,7 +111,10 @@ async def test_a_bot_whose_turns_keep_timing_out_is_paused_and_told(client, chan
             ],
         )
         paused = await former.match_over(result, now=50.0 + 100 * n)
-    assert paused == [sleepy] and noticed.pauses == [(sleepy, 150.0 + 600)]
+    assert paused == [sleepy]
+    *_, told = await events_of(client, sleepy)
+    assert told.arena_paused.until_unix_ms == 750_000 and told.arena_paused.reason == "timeouts"
+    assert not any(e.HasField("arena_paused") for e in await events_of(client, awake))
     waiting = {e.bot_id: e.paused_until for e in await pool.waiting(ruleset, now=151.0)}
     assert waiting == {sleepy: 750.0, awake: 0.0}
     assert await former.tick(now=200.0) == [], "nobody to play the one left"

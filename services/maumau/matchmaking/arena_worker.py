@@ -5,9 +5,9 @@ seat.
 A table's bots are leased for ``claim_seconds`` while its match is created, then for
 ``match_seconds`` (the longest a match may last) once it is; a replica that dies in between
 leaves nothing behind: the lease runs out and the bots are free again (:mod:`arena_pool`).
-Telling a bot its seat is ``announce``'s (the account's event stream, a MatchStarted event with
-the seat token); a match is created once per formation id, so a retried creation seats nobody
-twice.
+Telling a bot its seat is ``announce``'s (:func:`account_notices`: the account's event stream,
+a SeatMatchStarted event with the seat token); a match is created once per formation id, so a
+retried creation seats nobody twice.
 """
 
 from __future__ import annotations
@@ -19,13 +19,15 @@ from dataclasses import dataclass, replace
 
 import grpc
 import prometheus_client
+import redis.asyncio as redis
 
+from maumau.common import account_events
 from maumau.matchmaking.arena import ArenaRules, arena_tables, strikes_pause
 from maumau.matchmaking.arena_pool import ArenaPool
 from maumau.matchmaking.forming import Table
 from maumau.matchmaking.ratings import RatingLookup
 from maumau.matchmaking.tables import MatchPlan, Tables, new_seed
-from maumau.v1 import game_pb2
+from maumau.v1 import arena_pb2, game_pb2
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +56,35 @@ class Seated:
 
 Announce = Callable[[Seated], Awaitable[None]]
 Paused = Callable[[str, float], Awaitable[None]]
-"""(bot id, paused until): tell the bot it is paused (the account's ArenaPaused event)."""
+"""(bot id, paused until, Unix seconds): tell the bot it is paused (an ArenaPaused event)."""
+
+
+def account_notices(client: redis.Redis) -> tuple[Announce, Paused]:
+    """Seats and pauses told on each bot account's event stream (:mod:`account_events`): a
+    SeatMatchStarted with the seat token, an ArenaPaused with when the pause ends."""
+
+    async def seat(seated: Seated) -> None:
+        started = arena_pb2.SeatMatchStarted(
+            match_id=seated.match_id,
+            seat=seated.seat,
+            seat_token=seated.seat_token,
+            ruleset_text=seated.preset,
+            rated=True,
+            arena=True,
+        )
+        await account_events.publish(
+            client, seated.bot_id, arena_pb2.AccountEvent(match_started=started)
+        )
+
+    async def paused(bot_id: str, until: float) -> None:
+        pause = arena_pb2.ArenaPaused(until_unix_ms=round(until * 1000), reason=PAUSE_REASON)
+        await account_events.publish(client, bot_id, arena_pb2.AccountEvent(arena_paused=pause))
+
+    return seat, paused
+
+
+PAUSE_REASON = "timeouts"
+"""ArenaPaused.reason of a pause for turns that timed out until the stand-in took the seat."""
 
 
 class ArenaFormer:
