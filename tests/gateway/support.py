@@ -59,6 +59,7 @@ class Platform:
             bots_address=f"127.0.0.1:{self.bots.port}",
             rating_address=f"127.0.0.1:{self.rating.port}",
             tournaments_address=f"127.0.0.1:{self.tournaments.port}",
+            accounts_address=f"127.0.0.1:{self.accounts.port}",
             grace_seconds=2.0,
         )
         return base.model_copy(update=changes)

@@ -395,6 +395,7 @@ async def test_health_and_readiness_follow_the_upstreams(
         "bots": True,
         "rating": True,
         "tournaments": True,
+        "accounts": True,
     }
     lost = await start_gateway(services.settings(engine_address="127.0.0.1:1"))
     try:

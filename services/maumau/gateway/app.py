@@ -4,7 +4,8 @@ commands, health and the guards.
 Every command is one gRPC call (or two) to the services; the gateway adds no rule of its own.
 Answers are the services' messages as JSON (proto field names) with seat tokens taken out. The
 commands live by what they touch (``match_commands``, ``lobby_commands``, ``player_commands``,
-``tournament_commands``), the middlewares in ``guards``; this module only wires them together.
+``tournament_commands``, ``account_commands``), the middlewares in ``guards``; this module only
+wires them together.
 """
 
 from __future__ import annotations
@@ -14,7 +15,13 @@ from weakref import WeakSet
 
 from aiohttp import web
 
-from maumau.gateway import lobby_commands, match_commands, player_commands, tournament_commands
+from maumau.gateway import (
+    account_commands,
+    lobby_commands,
+    match_commands,
+    player_commands,
+    tournament_commands,
+)
 from maumau.gateway.context import (
     ADDRESS_RATE,
     SEATS,
@@ -41,9 +48,9 @@ async def healthz(request: web.Request) -> web.Response:
 
 
 async def readyz(request: web.Request) -> web.Response:
-    """Ready while not stopping and the engine and matchmaker say SERVING; tips, profiles and
-    the tournaments page degrade on their own when the bots, rating or tournaments service is
-    down."""
+    """Ready while not stopping and the engine and matchmaker say SERVING; tips, profiles,
+    the tournaments page and the account pages degrade on their own when the bots, rating,
+    tournaments or accounts service is down."""
     upstreams = await request.app[UPSTREAMS].health()
     stopping = request.app[STOPPING].is_set()
     ready = not stopping and upstreams["engine"] and upstreams["matchmaking"]
@@ -112,6 +119,7 @@ def create_app(settings: GatewaySettings, secret: bytes) -> web.Application:
     )
     app.router.add_get("/api/tournaments/{tournament_id}/seat", tournament_commands.tournament_seat)
     app.router.add_get("/api/championship", tournament_commands.championship)
+    account_commands.add_routes(app)
     app.router.add_static("/static/", WEB_ROOT, follow_symlinks=False, append_version=False)
     return app
 

@@ -27,6 +27,10 @@ PAGES = (
     "/learn",
     "/tournaments",
     "/tournament/{tournament_id}",
+    "/sign-up",
+    "/sign-in",
+    "/account",
+    "/auth/callback",
 )
 
 

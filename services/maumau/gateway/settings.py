@@ -39,6 +39,9 @@ class GatewaySettings(TokenSettings):
     tournaments_address: str = _upstream(
         "tournaments", "the tournaments service (tournaments, standings, the championship)"
     )
+    accounts_address: str = _upstream(
+        "accounts", "the Accounts service (sign-up, sign-in, the account page)"
+    )
     origins: str = Field(
         "",
         description="further origins allowed to open WebSockets, comma-separated "

@@ -26,6 +26,7 @@ from maumau.common.errors import RETRY_AFTER_KEY
 from maumau.gateway.settings import GatewaySettings
 from maumau.rules.errors import translate
 from maumau.v1 import (
+    accounts_pb2_grpc,
     bots_pb2_grpc,
     engine_pb2_grpc,
     matchmaking_pb2_grpc,
@@ -205,7 +206,7 @@ def _name_bot_levels(value: Any) -> None:
 class Upstreams:
     """One channel per service, opened once and shared by every request."""
 
-    SERVICES = ("engine", "matchmaking", "bots", "rating", "tournaments")
+    SERVICES = ("engine", "matchmaking", "bots", "rating", "tournaments", "accounts")
 
     def __init__(self, settings: GatewaySettings) -> None:
         self.timeout = settings.upstream_timeout_seconds
@@ -222,6 +223,7 @@ class Upstreams:
         self.bots = bots_pb2_grpc.BotsServiceStub(self.channels["bots"])
         self.rating = rating_pb2_grpc.RatingServiceStub(self.channels["rating"])
         self.tournaments = tournaments_pb2_grpc.TournamentsServiceStub(self.channels["tournaments"])
+        self.accounts = accounts_pb2_grpc.AccountsServiceStub(self.channels["accounts"])
 
     async def health(self) -> dict[str, bool]:
         """Whether each service says SERVING now."""
