@@ -6,7 +6,7 @@ SAVE=1``) merges them into the committed ``bench/results.json`` too, the figures
 The run ends with a table of the goals, each beside this run's figure and the saved one.
 ``python -m bench [--save] [seconds] [part ...]`` sets the time per measurement (default 3) and
 runs only the parts named (rules, references, engine, streams, bots, rating, matchmaking,
-gateway, tournaments, accounts; default all of them). The bot league plays
+arena, gateway, tournaments, accounts; default all of them). The bot league plays
 MAUMAU_BENCH_LEAGUE_ROUNDS rounds per matchup (default 100).
 """
 
@@ -22,6 +22,7 @@ from pathlib import Path
 
 from bench import references
 from bench.accounts import bench_accounts
+from bench.arena import bench_arena
 from bench.bots import bench_bots
 from bench.engine import bench_engine
 from bench.gateway import bench_gateway
@@ -108,6 +109,7 @@ GOALS: list[tuple[str, str, str, float]] = [
     ("accounts: argon2id ms of a core per hash, at least", "accounts.argon2.hash_cpu_ms", ">=", 50),
     ("accounts: argon2id ms of a core per hash, at most", "accounts.argon2.hash_cpu_ms", "<=", 150),
     ("accounts: password sign-ins/s per process", "accounts.sign_ins_per_s", ">=", 10),
+    ("arena: account events delivery p99 ms", "arena.events.delivery_p99_ms", "<=", 100),
 ]
 """(what, figure name, comparison, goal): the goals of the platform's figures."""
 
@@ -256,6 +258,7 @@ PARTS = (
     "bots",
     "rating",
     "matchmaking",
+    "arena",
     "gateway",
     "tournaments",
     "accounts",
@@ -289,6 +292,8 @@ def main() -> None:
         figures.update(bench_rating(seconds))
     if "matchmaking" in parts:
         figures.update(bench_matchmaking())
+    if "arena" in parts:
+        figures.update(bench_arena(max(seconds, 10.0)))
     if "tournaments" in parts:
         figures.update(bench_tournaments())
     if "accounts" in parts:
