@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maumau.common.players import PlayerDirectory, player_key
+from maumau.common.players import BOT, PlayerDirectory, is_bot, player_key
 from maumau.rating.ladder import DEFAULT_SKILL, Result, SeatResult, places, rate
 from maumau.rating.store import RatingStore
 from maumau.v1 import rating_pb2, rating_pb2_grpc
@@ -30,7 +30,8 @@ async def stub(rating):
 async def bot_account(client, name: str) -> str:
     """A registered player the directory calls a bot (as BecomeBot leaves it)."""
     player_id = await PlayerDirectory(client).register(name)
-    await client.hset(player_key(player_id), "bot", "1")
+    await client.hset(player_key(player_id), BOT, "1")
+    assert await is_bot(client, player_id)
     return player_id
 
 

@@ -46,7 +46,7 @@ from typing import Any, cast
 import orjson
 import redis.asyncio as redis
 
-from maumau.common.players import player_key
+from maumau.common.players import BOT, player_key
 from maumau.common.ratings import RATING_KEPT_SECONDS, rating_key
 from maumau.common.redis_client import Call, Durability, Script
 from maumau.rating.farming import WINDOW_SECONDS
@@ -231,13 +231,14 @@ class RatingStore:
         return outcome
 
     async def bot_accounts(self, player_ids: Iterable[str]) -> set[str]:
-        """Those of ``player_ids`` the player directory calls bots (one round trip)."""
+        """Those of ``player_ids`` the player directory calls bots (``players.is_bot``'s field,
+        for many players in one round trip)."""
         wanted = sorted(player_id for player_id in player_ids if player_id)
         if not wanted:
             return set()
         async with self.redis.pipeline(transaction=False) as pipe:
             for player_id in wanted:
-                pipe.hget(player_key(player_id), "bot")
+                pipe.hget(player_key(player_id), BOT)
             flags = await pipe.execute()
         return {player_id for player_id, flag in zip(wanted, flags, strict=True) if flag == b"1"}
 
