@@ -38,6 +38,7 @@ from maumau.tournaments.app import TournamentsApp
 from maumau.v1 import (
     accounts_pb2,
     accounts_pb2_grpc,
+    arena_pb2,
     bots_pb2,
     engine_pb2,
     game_pb2,
@@ -58,6 +59,7 @@ PROTOS = {
     "rating": rating_pb2,
     "tournaments": tournaments_pb2,
     "accounts": accounts_pb2,
+    "arena": arena_pb2,
 }
 METHODS = [
     (name, method)
@@ -310,6 +312,7 @@ def _address(target: Target, service: str) -> str:
         "rating": services.rating.port,
         "tournaments": target.tournaments.port,
         "accounts": services.accounts.port,
+        "arena": services.accounts.port,
     }[service]
     return f"127.0.0.1:{port}"
 

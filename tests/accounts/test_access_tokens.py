@@ -1,6 +1,6 @@
 """Personal access tokens (issue 26): named, scoped, shown once, listed, revoked; a token's scope
 is checked on every call of every service: a `read` token looks, a `play` token plays, neither
-manages the account, and `bot:play` is kept for a later version."""
+manages the account, and `bot:play` is a bot account's only (tests/accounts/test_arena_bots.py)."""
 
 from __future__ import annotations
 
@@ -152,7 +152,6 @@ async def test_tokens_are_listed_revoked_and_bounded(address: str, accounts_addr
         == grpc.StatusCode.UNAUTHENTICATED
     )
     for request, code in (
-        (pb.CreateAccessTokenRequest(name="bot", scope=pb.TOKEN_SCOPE_BOT_PLAY), "token_scope"),
         (pb.CreateAccessTokenRequest(name="none"), "token_scope"),
         (pb.CreateAccessTokenRequest(name="", scope=pb.TOKEN_SCOPE_READ), "token_name"),
         (

@@ -10,6 +10,7 @@ from functools import partial
 import aiohttp
 import redis.asyncio as redis
 
+from maumau.accounts.arena import ArenaService
 from maumau.accounts.attempts import Attempts
 from maumau.accounts.export import Services
 from maumau.accounts.passkeys import RelyingParty
@@ -23,13 +24,14 @@ from maumau.common.lifecycle import Service
 from maumau.common.redis_client import Durability, keyed_probe
 from maumau.common.redis_server import reconnecting
 from maumau.common.server import create_server
-from maumau.v1 import accounts_pb2_grpc
+from maumau.v1 import accounts_pb2_grpc, arena_pb2_grpc
 
 SERVICE = "maumau.v1.AccountsService"
+ARENA = "maumau.v1.ArenaService"
 
 
 class AccountsApp(Service):
-    """One replica: serves AccountsService until stop(); it has no background work."""
+    """One replica: serves AccountsService and ArenaService until stop(); no background work."""
 
     def __init__(
         self,
@@ -75,8 +77,12 @@ class AccountsApp(Service):
             clock,
         )  # fmt: skip
         register = partial(accounts_pb2_grpc.add_AccountsServiceServicer_to_server, self.servicer)
-        server = create_server({SERVICE: register}, config, keyed_probe(client))
-        super().__init__(server)
+        self.arena = ArenaService(self.store, secret, settings, self.services, clock)
+        register_arena = partial(arena_pb2_grpc.add_ArenaServiceServicer_to_server, self.arena)
+        server = create_server(
+            {SERVICE: register, ARENA: register_arena}, config, keyed_probe(client)
+        )
+        super().__init__(server, {"account events": self.arena.feeds.run})
 
     async def close(self) -> None:
         await self.services.close()

@@ -64,6 +64,13 @@ STATUS: Final[dict[str, grpc.StatusCode]] = {
     "token_unknown": S.NOT_FOUND,
     "delete_confirm": S.INVALID_ARGUMENT,
     "service_unavailable": S.UNAVAILABLE,
+    "bot_token_not_bot": S.FAILED_PRECONDITION,
+    "bot_has_played": S.FAILED_PRECONDITION,
+    "event_streams": S.RESOURCE_EXHAUSTED,
+    "event_id": S.INVALID_ARGUMENT,
+    "events_behind": S.ABORTED,
+    "page_size": S.INVALID_ARGUMENT,
+    "page_token": S.INVALID_ARGUMENT,
 }
 """The status each code is answered with."""
 
@@ -109,13 +116,25 @@ MESSAGES: Final[dict[str, dict[str, str]]] = {
         "provider_code": "code: the provider's code (1 to {most} characters), or its error",
         "session_unknown": "the account has no session '{session}'",
         "token_name": "a token's name has 1 to {most} printable characters",
-        "token_scope": "scope: choose play or read (bot:play is kept for a later version)",
+        "token_scope": "scope: choose play, read or bot:play (a bot account's)",
         "token_days": "ttl_days: 1 to {most} days (0: {default})",
         "token_limit": "an account holds at most {most} access tokens: revoke one first",
         "token_unknown": "the account has no access token '{token}'",
         "delete_confirm": "username: type the account's username to delete it",
         "service_unavailable": "the {service} service cannot be reached for a moment: try "
         "again later",
+        "bot_token_not_bot": "only a bot account's access tokens carry bot:play: turn this "
+        "account into a bot first (ArenaService.BecomeBot)",
+        "bot_has_played": "this account has played {played} games: only an account that has "
+        "played none can become a bot, so make a new account for the bot",
+        "event_streams": "this account already holds {held} event streams on this replica, "
+        "the most allowed: close one and try again",
+        "event_id": "after_event_id: an event id as an event carries it (like "
+        "'1700000000000-0'), or empty for new events only",
+        "events_behind": "this stream fell more than {most} events behind (they are read too "
+        "slowly): open it again with after_event_id, the last event received",
+        "page_size": "page_size: 1 to {most} (0: {default})",
+        "page_token": "page_token: the next_page_token of the previous answer, or empty",
     },
     "de": {
         "username_length": "ein Benutzername hat {least} bis {most} Zeichen; dieser hat {length}",
@@ -161,14 +180,25 @@ MESSAGES: Final[dict[str, dict[str, str]]] = {
         "provider_code": "code: der Code des Anbieters (1 bis {most} Zeichen) oder sein Fehler",
         "session_unknown": "das Konto hat keine Sitzung '{session}'",
         "token_name": "der Name eines Tokens hat 1 bis {most} druckbare Zeichen",
-        "token_scope": "scope: wähle play oder read (bot:play ist einer späteren Version "
-        "vorbehalten)",
+        "token_scope": "scope: wähle play, read oder bot:play (das eines Bot-Kontos)",
         "token_days": "ttl_days: 1 bis {most} Tage (0: {default})",
         "token_limit": "ein Konto hat höchstens {most} Zugriffstokens: widerrufe zuerst eines",
         "token_unknown": "das Konto hat kein Zugriffstoken '{token}'",
         "delete_confirm": "username: gib den Benutzernamen des Kontos ein, um es zu löschen",
         "service_unavailable": "der Dienst {service} ist gerade nicht erreichbar: versuche es "
         "später wieder",
+        "bot_token_not_bot": "nur die Zugriffstokens eines Bot-Kontos tragen bot:play: mache "
+        "dieses Konto zuerst zum Bot (ArenaService.BecomeBot)",
+        "bot_has_played": "dieses Konto hat {played} Spiele gespielt: nur ein Konto ohne Spiele "
+        "kann ein Bot werden, lege also ein neues Konto für den Bot an",
+        "event_streams": "dieses Konto hält auf diesem Replikat schon {held} Ereignisströme, "
+        "die meisten erlaubten: schließe einen und versuche es wieder",
+        "event_id": "after_event_id: eine Ereignis-ID, wie ein Ereignis sie trägt (etwa "
+        "'1700000000000-0'), oder leer für nur neue Ereignisse",
+        "events_behind": "dieser Strom liegt mehr als {most} Ereignisse zurück (sie werden zu "
+        "langsam gelesen): öffne ihn wieder mit after_event_id, dem letzten erhaltenen Ereignis",
+        "page_size": "page_size: 1 bis {most} (0: {default})",
+        "page_token": "page_token: das next_page_token der vorigen Antwort, oder leer",
     },
 }
 """The texts of every code, in English and German; parameters in braces."""

@@ -18,13 +18,18 @@ from maumau.accounts.errors import refusal
 from maumau.accounts.sign_ins import SignInWays
 from maumau.accounts.store import Grant, look_key, name_key
 from maumau.common import tokens
+from maumau.common.players import is_bot
 from maumau.v1 import accounts_pb2 as pb
 from maumau.v1 import accounts_pb2_grpc
 
 MAX_TOKEN_NAME = 40
 DEFAULT_TOKEN_DAYS = 90
 
-SCOPES = {pb.TOKEN_SCOPE_PLAY: tokens.Scope.PLAY, pb.TOKEN_SCOPE_READ: tokens.Scope.READ}
+SCOPES = {
+    pb.TOKEN_SCOPE_PLAY: tokens.Scope.PLAY,
+    pb.TOKEN_SCOPE_READ: tokens.Scope.READ,
+    pb.TOKEN_SCOPE_BOT_PLAY: tokens.Scope.BOT_PLAY,
+}
 SCOPE_PB = {scope: number for number, scope in SCOPES.items()}
 
 
@@ -71,7 +76,9 @@ class AccountsService(SignInWays, accounts_pb2_grpc.AccountsServiceServicer):
         self, request: pb.GetAccountRequest, context: Context
     ) -> pb.GetAccountResponse:
         account = await self._account(await self._caller(context))
-        return pb.GetAccountResponse(account=self._account_pb(account))
+        shown = self._account_pb(account)
+        shown.bot = await is_bot(self.store.redis, account.player_id)
+        return pb.GetAccountResponse(account=shown)
 
     # ---------------------------------------------------------------- sessions
 
@@ -136,6 +143,8 @@ class AccountsService(SignInWays, accounts_pb2_grpc.AccountsServiceServicer):
         scope = SCOPES.get(request.scope)
         if scope is None:
             raise refusal("token_scope")
+        if scope == tokens.Scope.BOT_PLAY and not await is_bot(self.store.redis, account.player_id):
+            raise refusal("bot_token_not_bot")
         most = self.settings.access_token_max_days
         default = min(DEFAULT_TOKEN_DAYS, most)
         days = request.ttl_days or default

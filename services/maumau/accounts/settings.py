@@ -172,6 +172,15 @@ class Settings(RedisSettings, TokenSettings):
     )
     max_access_tokens: int = Field(20, ge=1, le=1000, description="access tokens per account")
     max_passkeys: int = Field(10, ge=1, le=100, description="passkeys per account")
+    arena_keepalive_seconds: float = Field(
+        10, gt=0, le=300, description="an idle event stream's keep-alive interval (Events)"
+    )
+    arena_poll_seconds: float = Field(
+        0.1, gt=0, le=5, description="how often a replica reads its open event streams' news"
+    )
+    arena_max_streams: int = Field(
+        500, ge=1, le=100_000, description="event streams one account holds open on a replica"
+    )
     access_token_max_days: int = Field(
         365, ge=1, le=3650, description="the longest an access token may be made to last"
     )

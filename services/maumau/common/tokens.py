@@ -12,10 +12,11 @@ A player token may also name a grant of its account (``sid``: one sign-in's sess
 personal access token, which the player directory checks is still there, so one of them can be
 ended alone) and a scope (``scp``). A token without ``scp`` is a sign-in's own: it may do
 everything its player may. A personal access token's scope limits it: ``play`` plays (and
-reads), ``read`` only reads, ``bot:play`` is reserved and reaches nothing yet. Every check of a
-token names what the call needs (:class:`Scope`, ``play`` unless said otherwise), so a call
-that writes refuses a ``read`` token with :class:`NotInScope` (PERMISSION_DENIED), whichever
-kind of token the call wants.
+reads), ``read`` only reads, ``bot:play`` (a bot account's) reaches the Arena service's calls
+alone (events, challenges, blocks), which a sign-in's own and a ``play`` token reach too. Every
+check of a token names what the call needs (:class:`Scope`, ``play`` unless said otherwise),
+so a call that writes refuses a ``read`` token (and every call outside the arena a ``bot:play``
+token) with :class:`NotInScope` (PERMISSION_DENIED), whichever kind of token the call wants.
 
 The signing key is derived from the platform secret (HMAC-SHA256 with a fixed label), so the
 key always has the length HS256 asks for and the secret itself signs nothing else.
@@ -77,7 +78,8 @@ class Scope(StrEnum):
     PLAY = "play"
     """Everything a player does at the table and around it: create, join, act, queue, enter."""
     BOT_PLAY = "bot:play"
-    """Reserved for bot accounts (a later version): no call accepts it yet."""
+    """The arena: an account's events, challenges and blocks (``maumau.accounts.arena``). A bot
+    account's access tokens carry it alone, so a bot queues for no human and changes nothing."""
     ACCOUNT = "account"
     """The account itself (sessions, tokens, sign-in ways, export, delete): only a sign-in's own
     token has it, never a personal access token."""
@@ -87,10 +89,10 @@ TOKEN_SCOPES = (Scope.PLAY, Scope.READ, Scope.BOT_PLAY)
 """The scopes a personal access token may carry."""
 
 _GRANTED: dict[Scope | None, frozenset[Scope]] = {
-    None: frozenset({Scope.READ, Scope.PLAY, Scope.ACCOUNT}),
-    Scope.PLAY: frozenset({Scope.READ, Scope.PLAY}),
+    None: frozenset({Scope.READ, Scope.PLAY, Scope.BOT_PLAY, Scope.ACCOUNT}),
+    Scope.PLAY: frozenset({Scope.READ, Scope.PLAY, Scope.BOT_PLAY}),
     Scope.READ: frozenset({Scope.READ}),
-    Scope.BOT_PLAY: frozenset(),
+    Scope.BOT_PLAY: frozenset({Scope.BOT_PLAY}),
 }
 
 

@@ -11,7 +11,7 @@ import grpc
 
 from maumau.common import tokens
 from maumau.common.errors import ServiceError
-from maumau.common.players import PlayerDirectory, check_name
+from maumau.common.players import PlayerDirectory, check_name, is_bot
 from maumau.common.quotas import Quotas
 from maumau.v1 import players_pb2, players_pb2_grpc
 
@@ -101,5 +101,6 @@ class PlayersService(players_pb2_grpc.PlayersServiceServicer):
         name = await self.directory.name(request.player_id)
         if not name:
             raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no player {request.player_id!r}")
-        player = players_pb2.Player(player_id=request.player_id, name=name)
+        bot = await is_bot(self.directory.redis, request.player_id)
+        player = players_pb2.Player(player_id=request.player_id, name=name, bot=bot)
         return players_pb2.GetPlayerResponse(player=player)
