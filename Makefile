@@ -11,7 +11,7 @@ GEN    := $(patsubst protos/%.proto,services/%_pb2.py,$(PROTOS))
 # Without a C compiler the pure modules run (docs/contributing.md, "The compiled core").
 NATIVE := $(foreach package,rules rating,services/maumau/$(package)/_native/SOURCES)
 
-.PHONY: run play test bench load lint buf-lint buf-breaking docs proto native clean wheel image mutate
+.PHONY: run play test bench league load lint buf-lint buf-breaking docs proto native clean wheel image mutate
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,13 @@ test: $(STAMP) proto native
 bench: $(STAMP) proto native
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
 	$(PY) -m bench $(if $(filter 1,$(SAVE)),--save)
+
+# The bots' goals table (maumau.bots.goals: every matchup, ratings, the held-out tables), not part
+# of `make test`: ROUNDS=N per matchup (default 2000; hours at the default budget), ITERATIONS=N
+# search iterations at most per decision (default 2000, so the 0.2 s budget ends a search).
+league: $(STAMP) proto native
+	nice -n 10 $(PY) -m maumau.bots.goals --rounds $(or $(ROUNDS),2000) \
+		--iterations $(or $(ITERATIONS),2000)
 
 # Simulated players against the whole platform (bench/load.py): SECONDS=N (default 120; 3600 for
 # a soak), PLAYERS=N (default 1000), CLUSTER=1 on the local Redis Cluster, SAVE=1 into

@@ -7,7 +7,7 @@ The run ends with a table of the goals, each beside this run's figure and the sa
 ``python -m bench [--save] [seconds] [part ...]`` sets the time per measurement (default 3) and
 runs only the parts named (rules, references, engine, streams, bots, rating, matchmaking,
 arena, gateway, tournaments, accounts; default all of them). The bot league plays
-MAUMAU_BENCH_LEAGUE_ROUNDS rounds per matchup (default 100).
+MAUMAU_BENCH_LEAGUE_ROUNDS rounds per matchup (default 100), the search capped at 100 iterations.
 """
 
 from __future__ import annotations
@@ -109,6 +109,36 @@ GOALS: list[tuple[str, str, str, float]] = [
     ("accounts: argon2id ms of a core per hash, at least", "accounts.argon2.hash_cpu_ms", ">=", 50),
     ("accounts: argon2id ms of a core per hash, at most", "accounts.argon2.hash_cpu_ms", "<=", 150),
     ("accounts: password sign-ins/s per process", "accounts.sign_ins_per_s", ">=", 10),
+    (
+        "bots: colour 2 seats, strong's win rate vs heuristic",
+        "bots.colour.2.strong_vs_heuristic.win_rate",
+        ">=",
+        0.65,
+    ),
+    (
+        "bots: colour 4 seats, strong's win rate vs 3 heuristics",
+        "bots.colour.4.strong_vs_heuristic.win_rate",
+        ">=",
+        0.40,
+    ),
+    (
+        "bots: classic 2 seats, strong's win rate vs heuristic",
+        "bots.classic.2.strong_vs_heuristic.win_rate",
+        ">=",
+        0.62,
+    ),
+    (
+        "bots: colour, strong's win rate vs random",
+        "bots.colour.2.strong_vs_random.win_rate",
+        ">=",
+        0.99,
+    ),
+    (
+        "bots: colour 2 seats, strong's decision p95 ms",
+        "bots.colour.2.strong_vs_heuristic.strong_decision_p95_ms",
+        "<=",
+        200,
+    ),
     ("arena: account events delivery p99 ms", "arena.events.delivery_p99_ms", "<=", 100),
 ]
 """(what, figure name, comparison, goal): the goals of the platform's figures."""
@@ -287,7 +317,7 @@ def main() -> None:
         figures.update(bench_gateway(seconds))
     if "bots" in parts:
         rounds = int(os.environ.get("MAUMAU_BENCH_LEAGUE_ROUNDS", "100"))
-        figures.update(bench_bots(rounds, budget_seconds=0.2, max_worlds=40))
+        figures.update(bench_bots(rounds, budget_seconds=0.2, max_iterations=100))
     if "rating" in parts:
         figures.update(bench_rating(seconds))
     if "matchmaking" in parts:

@@ -28,6 +28,8 @@ class LeagueResult:
     wins: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     seats_played: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     decision_seconds: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    rounds_played: list[tuple[tuple[str, ...], frozenset[int]]] = field(default_factory=list)
+    """Every round's seating (a level per seat) and the seats that won it, for ratings."""
 
     def win_rate(self, level: str) -> tuple[float, float, float]:
         """The share of rounds a seat of ``level`` won, with its 95% Wilson interval."""
@@ -74,6 +76,7 @@ def play_league(
         winner = max(range(seats), key=lambda s: match.round_wins[s])
         for seat in match.team_of(winner):
             result.wins[seating[seat]] += 1
+        result.rounds_played.append((tuple(seating), frozenset(match.team_of(winner))))
         for level in seating:
             result.seats_played[level] += 1
     return result
