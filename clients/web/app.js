@@ -1,8 +1,10 @@
 // The page: the front page (a table in one click: against the computer, with a friend, ranked),
 // rooms, the table, the summary, profile and leaderboards, tournaments, and a page for paths and
 // links that lead nowhere. Paths: /, /room/CODE, /play?match=ID, /profile, /leaderboard,
-// /tournaments, /tournament/ID.
+// /tournaments, /tournament/ID, and the account's (account.js): /sign-up, /sign-in, /account,
+// /auth/callback.
 
+import { accountPage, providerCallback, signInPage, signUpPage } from "./account.js";
 import { ApiError, Live, del, get, post } from "./api.js";
 import { cardElement, deckOf, installSprite } from "./cards.js";
 import { $, applyMotion, fill, motionSetting, setMotion } from "./dom.js";
@@ -14,7 +16,7 @@ const main = document.getElementById("app");
 const announcer = document.getElementById("announcer");
 const errors = document.getElementById("errors");
 const TIPS_FOR = 3; // "Learn with tips" accompanies this many of your confirmed decisions
-const state = { me: null, table: null, room: null, ticket: null, tipsLeft: 0, starting: false };
+const state = { me: null, account: undefined, table: null, room: null, ticket: null, tipsLeft: 0, starting: false };
 localStorage.removeItem("maumau.tips"); // tips are off after a reload: nothing of them is kept
 
 const PRESETS = ["classic", "online", "ostfriesland", "colour"];
@@ -89,7 +91,8 @@ function chrome() {
   document.documentElement.lang = lang();
   document.title = t("title");
   const nav = document.getElementById("nav");
-  const links = [["/", "nav_play"], ["/profile", "nav_profile"], ["/leaderboard", "nav_leaderboard"], ["/tournaments", "nav_tournaments"]];
+  const links = [["/", "nav_play"], ["/profile", "nav_profile"], ["/leaderboard", "nav_leaderboard"], ["/tournaments", "nav_tournaments"],
+    state.account ? ["/account", "nav_account"] : ["/sign-in", "nav_sign_in"]];
   fill(nav, links.map(([href, key]) => $("a", {
     href, "aria-current": location.pathname === href ? "page" : null,
     onclick: (e) => { e.preventDefault(); closeMenu(); go(href); },
@@ -169,7 +172,13 @@ function leaveScreens() {
 }
 
 const KNOWN = [/^\/$/, /^\/rooms$/, /^\/queue$/, /^\/learn$/, /^\/play$/, /^\/profile$/, /^\/leaderboard$/,
-  /^\/tournaments$/, /^\/room\/[^/]+$/, /^\/tournament\/[^/]+$/];
+  /^\/tournaments$/, /^\/room\/[^/]+$/, /^\/tournament\/[^/]+$/, /^\/sign-up$/, /^\/sign-in$/, /^\/account$/,
+  /^\/auth\/callback$/];
+
+// What the account pages need of this page: where to go, how to say things, and to forget the
+// player when the browser signs in as another or out.
+const forgetPlayer = () => { state.me = null; state.account = undefined; };
+const accountContext = () => ({ go, announce, me: state.me, signedIn: forgetPlayer, signedOut: forgetPlayer });
 
 async function route() {
   leaveScreens();
@@ -177,13 +186,20 @@ async function route() {
   chrome();
   const path = location.pathname;
   if (!KNOWN.some((pattern) => pattern.test(path))) return nowhere("nowhere_path", { path });
+  if (path === "/auth/callback") return providerCallback(main, accountContext());
+  if (path === "/sign-in") return signInPage(main, accountContext()).catch((error) => announce(error.message, true));
   if (!state.me) {
     try {
       state.me = await get("/api/session");
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 401) announce(error.message, true);
+      if (path === "/account") return signInPage(main, accountContext());
       return signIn(path.startsWith("/room/") ? "welcome_room" : "welcome");
     }
+  }
+  if (state.account === undefined) {
+    state.account = await get("/api/account").catch(() => null);
+    chrome();
   }
   live.start();
   try {
@@ -194,6 +210,8 @@ async function route() {
     }
     if (path === "/profile") return await profile();
     if (path === "/leaderboard") return await leaderboard();
+    if (path === "/sign-up") return signUpPage(main, accountContext());
+    if (path === "/account") return await accountPage(main, accountContext());
     if (path === "/tournaments") return await tournamentsPage(main, go, announce, state.me);
     if (path.startsWith("/tournament/")) return await tournamentPage(main, decodeURIComponent(path.slice(12)), state.me, go, announce);
     frontPage();
