@@ -13,10 +13,11 @@ import math
 import random
 import time
 from collections import defaultdict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from maumau.policies import LEVELS, decide
-from maumau.rules import Call, Catch, Match, Ruleset
+from maumau.rules import Action, Call, Catch, Match, Ruleset
 
 ONE_ROUND = {"classic": {"target": 0}, "online": {"wins": 1}, "ostfriesland": {"rounds": 1}}
 
@@ -58,8 +59,11 @@ def play_league(
     budget_seconds: float = 0.2,
     seed: int = 0,
     max_worlds: int = 2000,
+    outsiders: Mapping[str, Callable[[Match, int], Action]] | None = None,
 ) -> LeagueResult:
-    """Play ``rounds`` single rounds with one seat per entry of ``levels``."""
+    """Play ``rounds`` single rounds with one seat per entry of ``levels``; a name among
+    ``outsiders`` is a player from outside the platform (an OpenSpiel bot), asked for the action
+    of a seat with the whole match, which it must only look at through that seat's view."""
     ruleset = Ruleset.create(preset, ONE_ROUND.get(preset, {"target": 0}))
     rng = random.Random(seed)
     result = LeagueResult(levels, rounds)
@@ -70,7 +74,11 @@ def play_league(
         while match.round == 1 and match.phase != "over":
             seat = next(s for s in range(seats) if _is_due(match, s))
             started = time.perf_counter()
-            action = decide(match.view(seat), seating[seat], rng, budget_seconds, max_worlds)
+            player = seating[seat]
+            if outsiders and player in outsiders:
+                action = outsiders[player](match, seat)
+            else:
+                action = decide(match.view(seat), player, rng, budget_seconds, max_worlds)
             result.decision_seconds[seating[seat]].append(time.perf_counter() - started)
             match.apply(seat, action)
         winner = max(range(seats), key=lambda s: match.round_wins[s])
