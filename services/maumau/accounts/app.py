@@ -31,7 +31,8 @@ ARENA = "maumau.v1.ArenaService"
 
 
 class AccountsApp(Service):
-    """One replica: serves AccountsService and ArenaService until stop(); no background work."""
+    """One replica: serves AccountsService and ArenaService until stop(), reading accounts'
+    event streams and expiring challenges meanwhile."""
 
     def __init__(
         self,
@@ -82,7 +83,8 @@ class AccountsApp(Service):
         server = create_server(
             {SERVICE: register, ARENA: register_arena}, config, keyed_probe(client)
         )
-        super().__init__(server, {"account events": self.arena.feeds.run})
+        workers = {"account events": self.arena.feeds.run, "challenges": self.arena.sweep}
+        super().__init__(server, workers)
 
     async def close(self) -> None:
         await self.services.close()

@@ -5,6 +5,8 @@ online).
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import re
 import time
 from collections.abc import AsyncIterator, Callable
@@ -14,24 +16,38 @@ import grpc
 import prometheus_client
 import redis.asyncio as redis
 
+from maumau import wire
 from maumau.accounts.callers import Context
+from maumau.accounts.challenges import DEADLINES, MAX_BLOCKS, Challenge, ChallengeBook
 from maumau.accounts.errors import AccountExhausted, refusal
 from maumau.accounts.event_feeds import ONLINE_BOTS, EventFeeds, FellBehind, Subscription
 from maumau.accounts.export import CALL_SECONDS, ON_BEHALF_SECONDS, Services
 from maumau.accounts.settings import Settings
 from maumau.accounts.store import AccountStore
 from maumau.common import account_events, tokens
-from maumau.common.errors import ServiceError
+from maumau.common.lifecycle import pause
 from maumau.common.players import BOT, PlayerDirectory, is_bot, player_key
+from maumau.rules import Ruleset
 from maumau.v1 import arena_pb2 as pb
 from maumau.v1 import arena_pb2_grpc, engine_pb2, rating_pb2
 
+MAX_CHALLENGED, MAX_ID, MAX_TURN_SECONDS = 7, 128, 3600
+DECLINE_REASONS = frozenset(pb.DeclineReason.values()) - {pb.DECLINE_REASON_UNSPECIFIED}
+ARENA_SERVICE = "arena"
+"""The service token's name the engine creates rated challenge matches for."""
+log = logging.getLogger(__name__)
 EVENT_ID = re.compile(r"\d{1,20}-\d{1,20}")
 MAX_PAGE, DEFAULT_PAGE, MAX_OFFSET = 100, 50, 100_000
 READ_BATCH = 100
 
 STREAMS_OPEN = prometheus_client.Gauge(
     "maumau_arena_event_streams", "Accounts' Events streams open on this replica."
+)
+CHALLENGES = prometheus_client.Counter(
+    "maumau_arena_challenges_total",
+    "Challenges by what became of them: created, accepted (each acceptance), declined, "
+    "cancelled, expired.",
+    ["outcome"],
 )
 STREAMS_REFUSED = prometheus_client.Counter(
     "maumau_arena_event_streams_refused_total",
@@ -80,6 +96,10 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         self.settings = settings
         self.clock = clock
         self.streams = OpenStreams(settings.arena_max_streams)
+        self.book = ChallengeBook(
+            store.redis, settings.arena_challenge_seconds, settings.arena_challenge_max_seconds
+        )
+        self._service = tokens.bearer_metadata(tokens.issue_service_token(secret, ARENA_SERVICE))
         self.feeds = EventFeeds(
             store.redis,
             settings.arena_poll_seconds,
@@ -204,52 +224,219 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             bots=bots, next_page_token=str(offset + size) if more else ""
         )
 
-    # ---------------------------------------------------------------- challenges (next)
+    # ---------------------------------------------------------------- challenges
 
     async def CreateChallenge(
         self, request: pb.CreateChallengeRequest, context: Context
     ) -> pb.CreateChallengeResponse:
-        raise _not_yet()
+        creator = await self._caller(context, tokens.Scope.BOT_PLAY)
+        challenged = tuple(request.player_ids)
+        if not (
+            1 <= len(challenged) <= MAX_CHALLENGED
+            and len(set(challenged)) == len(challenged)
+            and creator not in challenged
+            and all(0 < len(p) <= MAX_ID for p in challenged)
+        ):
+            raise refusal("challenge_players", most=MAX_CHALLENGED)
+        if not 0 <= request.turn_seconds <= MAX_TURN_SECONDS:
+            raise refusal("challenge_turn", most=MAX_TURN_SECONDS)
+        ruleset = wire.ruleset_from_pb(request.ruleset)
+        ruleset.check_seats(len(challenged) + 1)
+        for player_id in challenged:
+            if await self.store.account(player_id) is None:
+                raise refusal("challenge_no_account", player=player_id)
+        if await self.book.blocked_by_any(challenged, creator):
+            raise refusal("challenge_refused")
+        now = self._now_ms()
+        challenge = await self.book.create(
+            creator, challenged, ruleset.text, request.rated, request.turn_seconds, now
+        )
+        shown = self._challenge_pb(challenge, now)
+        CHALLENGES.labels("created").inc()
+        for player_id in challenged:
+            received = pb.AccountEvent(challenge_received=pb.ChallengeReceived(challenge=shown))
+            await account_events.publish(self.redis, player_id, received)
+        return pb.CreateChallengeResponse(challenge=shown)
+
+    async def _challenge_of(self, challenge_id: str, player_id: str) -> Challenge:
+        """The open challenge naming ``player_id``; NOT_FOUND alike for every other case."""
+        found = None
+        if 0 < len(challenge_id) <= MAX_ID:
+            found = await self.book.get(challenge_id)
+        if found is None or player_id not in found.seating:
+            raise refusal("arena_challenge_unknown", challenge=challenge_id[:MAX_ID])
+        return found
 
     async def AcceptChallenge(
         self, request: pb.AcceptChallengeRequest, context: Context
     ) -> pb.AcceptChallengeResponse:
-        raise _not_yet()
+        player_id = await self._caller(context, tokens.Scope.BOT_PLAY)
+        challenge = await self._challenge_of(request.challenge_id, player_id)
+        if player_id == challenge.creator:
+            raise refusal("challenge_own")
+        taken = await self.book.accept(challenge.challenge_id, player_id)
+        if not taken:
+            raise refusal("arena_challenge_unknown", challenge=challenge.challenge_id)
+        CHALLENGES.labels("accepted").inc()
+        shown = self._challenge_pb(challenge, self._now_ms())
+        shown.accepted_ids.append(player_id)
+        if taken == 1:
+            return pb.AcceptChallengeResponse(challenge=shown)
+        match_id = await self._start(challenge)
+        return pb.AcceptChallengeResponse(challenge=shown, match_id=match_id)
+
+    async def _start(self, challenge: Challenge) -> str:
+        """Create and start the challenge's match; every seat gets its seat token."""
+        seating = challenge.seating
+        try:
+            reply = await self.services.engine.CreateMatch(
+                engine_pb2.CreateMatchRequest(
+                    ruleset=wire.ruleset_to_pb(Ruleset.parse(challenge.ruleset)),
+                    seats=len(seating),
+                    ranked=challenge.rated,
+                    turn_seconds=challenge.turn_seconds,
+                    auto_start=True,
+                    players=[
+                        engine_pb2.SeatedPlayer(seat=seat, player_id=player)
+                        for seat, player in enumerate(seating)
+                    ],
+                    request_id=challenge.challenge_id,
+                ),
+                metadata=self._service,
+                timeout=CALL_SECONDS,
+            )
+        except grpc.aio.AioRpcError:
+            await self._tell_ended(challenge, "starting", "cancelled", seating)
+            raise refusal("service_unavailable", service="engine") from None
+        match_id: str = reply.match.match_id
+        await self.book.end(challenge.challenge_id, "starting")
+        for seat, player in enumerate(seating):
+            started = pb.SeatMatchStarted(
+                match_id=match_id,
+                seat=seat,
+                seat_token=tokens.issue_seat_token(self.secret, match_id, seat, player),
+                ruleset_text=challenge.ruleset,
+                rated=challenge.rated,
+                challenge_id=challenge.challenge_id,
+            )
+            await account_events.publish(self.redis, player, pb.AccountEvent(match_started=started))
+        return match_id
 
     async def DeclineChallenge(
         self, request: pb.DeclineChallengeRequest, context: Context
     ) -> pb.DeclineChallengeResponse:
-        raise _not_yet()
+        player_id = await self._caller(context, tokens.Scope.BOT_PLAY)
+        if request.reason not in DECLINE_REASONS:
+            raise refusal("decline_reason")
+        challenge = await self._challenge_of(request.challenge_id, player_id)
+        if player_id == challenge.creator:
+            raise refusal("challenge_own")
+        if await self.book.end(challenge.challenge_id):
+            CHALLENGES.labels("declined").inc()
+            declined = pb.ChallengeDeclined(
+                challenge_id=challenge.challenge_id, player_id=player_id, reason=request.reason
+            )
+            await account_events.publish(
+                self.redis, challenge.creator, pb.AccountEvent(challenge_declined=declined)
+            )
+            others = tuple(p for p in challenge.challenged if p != player_id)
+            await self._tell(challenge, "cancelled", others)
+        return pb.DeclineChallengeResponse()
 
     async def CancelChallenge(
         self, request: pb.CancelChallengeRequest, context: Context
     ) -> pb.CancelChallengeResponse:
-        raise _not_yet()
+        player_id = await self._caller(context, tokens.Scope.BOT_PLAY)
+        challenge = await self._challenge_of(request.challenge_id, player_id)
+        if player_id != challenge.creator:
+            raise refusal("arena_challenge_unknown", challenge=challenge.challenge_id)
+        await self._tell_ended(challenge, "open", "cancelled", challenge.challenged)
+        return pb.CancelChallengeResponse()
+
+    async def _tell_ended(
+        self, challenge: Challenge, state: str, how: str, players: tuple[str, ...]
+    ) -> None:
+        if await self.book.end(challenge.challenge_id, state):
+            CHALLENGES.labels(how).inc()
+            await self._tell(challenge, how, players)
+
+    async def _tell(self, challenge: Challenge, how: str, players: tuple[str, ...]) -> None:
+        for player in players:
+            if how == "expired":
+                event = pb.AccountEvent(
+                    challenge_expired=pb.ChallengeExpired(challenge_id=challenge.challenge_id)
+                )
+            else:
+                event = pb.AccountEvent(
+                    challenge_cancelled=pb.ChallengeCancelled(challenge_id=challenge.challenge_id)
+                )
+            await account_events.publish(self.redis, player, event)
+
+    async def sweep(self, stopping: asyncio.Event) -> None:
+        """Expire the challenges past their deadline whose creator has no stream open (or that
+        reached their longest life), every second until ``stopping``."""
+        while not stopping.is_set():
+            await pause(stopping, self.settings.arena_sweep_seconds)
+            try:
+                await self.sweep_once()
+            except (redis.RedisError, OSError) as error:
+                log.warning("expiring challenges failed (%s); trying again", error)
+
+    async def sweep_once(self) -> None:
+        now = self._now_ms()
+        for challenge_id in await self.book.due(now):
+            challenge = await self.book.get(challenge_id)
+            if challenge is None:
+                await self.redis.zrem(DEADLINES, challenge_id)
+            elif not self.book.outlived(challenge, now) and await self.feeds.is_online(
+                challenge.creator
+            ):
+                await self.book.extend(challenge_id, now)
+            else:
+                await self._tell_ended(challenge, "open", "expired", challenge.seating)
+
+    def _challenge_pb(self, challenge: Challenge, now_ms: int) -> pb.Challenge:
+        ruleset = Ruleset.parse(challenge.ruleset)
+        return pb.Challenge(
+            challenge_id=challenge.challenge_id,
+            creator_id=challenge.creator,
+            challenged_ids=challenge.challenged,
+            ruleset=wire.ruleset_to_pb(ruleset),
+            ruleset_text=challenge.ruleset,
+            rated=challenge.rated,
+            accepted_ids=sorted(challenge.accepted),
+            expires_unix_ms=self.book.deadline_ms(challenge, now_ms),
+        )
+
+    # ---------------------------------------------------------------- blocks
+
+    def _other(self, player_id: str, me: str) -> str:
+        if not 0 < len(player_id) <= MAX_ID or player_id == me:
+            raise refusal("block_player", most=MAX_ID)
+        return player_id
 
     async def BlockAccount(
         self, request: pb.BlockAccountRequest, context: Context
     ) -> pb.BlockAccountResponse:
-        raise _not_yet()
+        me = await self._caller(context, tokens.Scope.BOT_PLAY)
+        if not await self.book.block(me, self._other(request.player_id, me)):
+            raise refusal("blocks_full", most=MAX_BLOCKS)
+        return pb.BlockAccountResponse()
 
     async def UnblockAccount(
         self, request: pb.UnblockAccountRequest, context: Context
     ) -> pb.UnblockAccountResponse:
-        raise _not_yet()
+        me = await self._caller(context, tokens.Scope.BOT_PLAY)
+        await self.book.unblock(me, self._other(request.player_id, me))
+        return pb.UnblockAccountResponse()
 
     async def ListBlocked(
         self, request: pb.ListBlockedRequest, context: Context
     ) -> pb.ListBlockedResponse:
-        raise _not_yet()
+        me = await self._caller(context, tokens.Scope.BOT_PLAY)
+        return pb.ListBlockedResponse(player_ids=await self.book.blocked(me))
 
 
 def _position(event_id: str) -> tuple[int, int]:
     milliseconds, _, sequence = event_id.partition("-")
     return int(milliseconds), int(sequence or 0)
-
-
-def _not_yet() -> ServiceError:
-    """Challenges and blocks are not served by this version yet: a clear UNIMPLEMENTED."""
-    return ServiceError(
-        grpc.StatusCode.UNIMPLEMENTED,
-        "challenges and blocks are not served by this version yet (docs/arena.md)",
-    )

@@ -71,6 +71,15 @@ STATUS: Final[dict[str, grpc.StatusCode]] = {
     "events_behind": S.ABORTED,
     "page_size": S.INVALID_ARGUMENT,
     "page_token": S.INVALID_ARGUMENT,
+    "challenge_players": S.INVALID_ARGUMENT,
+    "challenge_turn": S.INVALID_ARGUMENT,
+    "challenge_no_account": S.NOT_FOUND,
+    "challenge_refused": S.PERMISSION_DENIED,
+    "arena_challenge_unknown": S.NOT_FOUND,
+    "challenge_own": S.FAILED_PRECONDITION,
+    "decline_reason": S.INVALID_ARGUMENT,
+    "block_player": S.INVALID_ARGUMENT,
+    "blocks_full": S.FAILED_PRECONDITION,
 }
 """The status each code is answered with."""
 
@@ -135,6 +144,17 @@ MESSAGES: Final[dict[str, dict[str, str]]] = {
         "slowly): open it again with after_event_id, the last event received",
         "page_size": "page_size: 1 to {most} (0: {default})",
         "page_token": "page_token: the next_page_token of the previous answer, or empty",
+        "challenge_players": "player_ids: 1 to {most} other accounts, each named once",
+        "challenge_turn": "turn_seconds: 0 (the engine's default) to {most}",
+        "challenge_no_account": "there is no account '{player}' to challenge",
+        "challenge_refused": "this challenge is not taken: choose other accounts",
+        "arena_challenge_unknown": "there is no open challenge '{challenge}' for you (it may have "
+        "started, expired, been declined or cancelled)",
+        "challenge_own": "this is your own challenge: cancel it instead (CancelChallenge)",
+        "decline_reason": "reason: one of the DeclineReason values (generic, later, ruleset, "
+        "rated, casual, too many seats, no bots, only bots)",
+        "block_player": "player_id: another account's id (1 to {most} characters)",
+        "blocks_full": "an account blocks at most {most} accounts: unblock one first",
     },
     "de": {
         "username_length": "ein Benutzername hat {least} bis {most} Zeichen; dieser hat {length}",
@@ -199,6 +219,17 @@ MESSAGES: Final[dict[str, dict[str, str]]] = {
         "langsam gelesen): öffne ihn wieder mit after_event_id, dem letzten erhaltenen Ereignis",
         "page_size": "page_size: 1 bis {most} (0: {default})",
         "page_token": "page_token: das next_page_token der vorigen Antwort, oder leer",
+        "challenge_players": "player_ids: 1 bis {most} andere Konten, jedes einmal genannt",
+        "challenge_turn": "turn_seconds: 0 (die Vorgabe der Engine) bis {most}",
+        "challenge_no_account": "es gibt kein Konto '{player}' zum Herausfordern",
+        "challenge_refused": "diese Herausforderung wird nicht angenommen: wähle andere Konten",
+        "arena_challenge_unknown": "es gibt keine offene Herausforderung '{challenge}' für "
+        "dich (sie kann begonnen haben, abgelaufen, abgelehnt oder zurückgezogen sein)",
+        "challenge_own": "das ist deine eigene Herausforderung: ziehe sie zurück (CancelChallenge)",
+        "decline_reason": "reason: einer der Werte von DeclineReason (generic, later, ruleset, "
+        "rated, casual, too many seats, no bots, only bots)",
+        "block_player": "player_id: die ID eines anderen Kontos (1 bis {most} Zeichen)",
+        "blocks_full": "ein Konto sperrt höchstens {most} Konten: entsperre zuerst eines",
     },
 }
 """The texts of every code, in English and German; parameters in braces."""

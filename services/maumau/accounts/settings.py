@@ -178,6 +178,15 @@ class Settings(RedisSettings, TokenSettings):
     arena_poll_seconds: float = Field(
         0.1, gt=0, le=5, description="how often a replica reads its open event streams' news"
     )
+    arena_challenge_seconds: float = Field(
+        20, gt=0, le=3600, description="a challenge's life unless its creator's stream is open"
+    )
+    arena_challenge_max_seconds: float = Field(
+        600, gt=0, le=86400, description="a challenge's longest life, its creator's stream open"
+    )
+    arena_sweep_seconds: float = Field(
+        1, gt=0, le=60, description="how often a replica expires the challenges due"
+    )
     arena_max_streams: int = Field(
         500, ge=1, le=100_000, description="event streams one account holds open on a replica"
     )

@@ -31,7 +31,10 @@ MAX_REQUEST_ID = 128
 MAX_CREATE_BATCH = 64
 """Matches one CreateMatches call may create: a matchmaker's chunk of tables."""
 RANKED_BY = "matchmaking"
-"""The one service whose token may create ranked matches."""
+"""The one service whose token may create ranked matches in batches (CreateMatches)."""
+RANKERS = frozenset({RANKED_BY, "arena"})
+"""The services whose tokens may create a ranked match: the matchmaker, and the arena for a
+rated challenge all its players accepted."""
 
 CALLERS = (tokens.TokenKind.PLAYER, tokens.TokenKind.SERVICE)
 """Who may create and start matches: a player, or a platform service (matchmaking, ...)."""
@@ -229,7 +232,7 @@ class EngineService(engine_pb2_grpc.EngineServiceServicer):
                 "server_seed: only a platform service may choose the server seed; leave it empty"
             )
         if request.ranked and not (
-            isinstance(caller, tokens.ServiceClaims) and caller.service == RANKED_BY
+            isinstance(caller, tokens.ServiceClaims) and caller.service in RANKERS
         ):
             # The ladder counts only what the matchmaker arranged: opponents a player did not
             # choose, bots at the level of the table's rating.
