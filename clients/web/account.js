@@ -196,7 +196,7 @@ function table(caption, headers, rows, emptyKey) {
   if (!rows.length) return $("p", { class: "empty", text: t(emptyKey) });
   return $("table", {}, $("caption", { class: "sr-only", text: caption }),
     $("thead", {}, $("tr", {}, headers.map((h) => $("th", { scope: "col", text: h })))),
-    $("tbody", {}, rows.map((row) => $("tr", {}, row.map((cell) => $("td", {}, cell))))));
+    $("tbody", {}, rows.map((row) => $("tr", {}, row.map((cell, i) => $("td", { "data-label": headers[i] }, cell))))));
 }
 
 function howText(how) {
@@ -285,12 +285,13 @@ export async function accountPage(main, ctx) {
     $("p", { class: "lead", text: t("acct_lead", { since: when(account.created_at) }) }), line,
     section("acct-sessions", "acct_sessions",
       table(t("acct_sessions"), [t("acct_device"), t("acct_how"), t("acct_signed_in_at"), ""], sessionRows, "acct_none"),
-      $("button", { type: "button", onclick: () => act(() => post("/api/account/sign-out-everywhere"), t("acct_signed_out_everywhere")) }, t("acct_sign_out_everywhere")),
-      $("button", { type: "button", onclick: () => attempt(line, async () => {
-        await post("/api/account/sign-out");
-        ctx.signedOut();
-        ctx.go("/sign-in");
-      }) }, t("acct_sign_out"))),
+      $("div", { class: "buttons" },
+        $("button", { type: "button", onclick: () => act(() => post("/api/account/sign-out-everywhere"), t("acct_signed_out_everywhere")) }, t("acct_sign_out_everywhere")),
+        $("button", { type: "button", onclick: () => attempt(line, async () => {
+          await post("/api/account/sign-out");
+          ctx.signedOut();
+          ctx.go("/sign-in");
+        }) }, t("acct_sign_out")))),
     section("acct-passkeys", "acct_passkeys",
       table(t("acct_passkeys"), [t("acct_name"), t("acct_created"), t("acct_last_used"), ""], passkeyRows, "acct_no_passkeys"),
       $("button", { type: "button", disabled: passkeysWork() ? null : "disabled", onclick: () => act(() => addPasskey(t("acct_this_device")), t("acct_passkey_added")) }, t("acct_add_passkey")),

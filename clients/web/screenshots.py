@@ -6,7 +6,9 @@ Playwright and photographs, at a desktop's 1280x800 and a phone's 390x844 (devic
 the PNGs stay small; Debian's pngquant, when installed, makes them smaller still): the front
 page, a 4-seat table (against three computers, started by a click on the front page's tile) and
 an 8-seat table (a room its host starts, computers in the free seats) in each deck (52 French
-cards, the 32-card Skat deck, the colour deck), and the summary after a match (the whole page).
+cards, the 32-card Skat deck, the colour deck), the summary after a match (the whole page), and
+the account's pages: sign-up, sign-in and the account page (the whole page) of a player who
+signed up with a password and made an access token.
 Each table is taken when it is the page's turn, with its playable cards raised. The deals are
 new each run. ``SHOTS`` lists the pictures; tests/clients/test_screenshots.py holds the
 committed folder and docs/playing.md to it.
@@ -40,7 +42,7 @@ DECKS = {
 @dataclass(frozen=True)
 class Shot:
     name: str
-    what: str  # "front", "table" or "summary"
+    what: str  # "front", "table", "summary", or an account page: "sign-up", "sign-in", "account"
     deck: str = ""
     seats: int = 0
     size: str = "desktop"
@@ -59,7 +61,14 @@ def all_shots() -> list[Shot]:
             for seats in (4, 8):
                 listed.append(Shot(f"table-{deck}-{seats}-{size}", "table", deck, seats, size))
         listed.append(Shot(f"summary-{size}", "summary", "french52", 4, size))
+        for page in ACCOUNT_PAGES:
+            listed.append(Shot(f"{page}-{size}", page, size=size))
     return listed
+
+
+ACCOUNT_PAGES = ("sign-up", "sign-in", "account")
+TALL = ("summary", "account")
+"""The shots of the whole page, taller than the window."""
 
 
 SHOTS = all_shots()
@@ -105,6 +114,30 @@ async def table_at_my_turn(page: Any) -> None:
     await page.wait_for_timeout(600)  # fade-ins over, the tip asked for
 
 
+ACCOUNT_NAMES = {"desktop": "Ada", "phone": "Lina"}
+"""A username per size: both are taken on one platform."""
+
+
+async def account_page(page: Any, base: str, what: str, username: str) -> None:
+    """An account page as a person sees it: the sign-up form, the sign-in page with its ways,
+    or the account of a player who signed up with a password and made an access token."""
+    if what == "sign-in":
+        await page.goto(base + "/sign-in")
+        await page.locator("#sign-in-passkey").wait_for()
+    else:
+        await page.goto(base + "/sign-up")
+        await page.locator("#sign-up-username").wait_for()
+    if what == "account":
+        await page.locator("#sign-up-username").fill(username)
+        await page.locator("#sign-up-password-input").fill("a long walk by the sea")
+        await page.locator("#sign-up-password-input").press("Enter")
+        await page.locator("#acct-tokens").wait_for()
+        await page.get_by_role("textbox", name="Token name").fill("my bot script")
+        await page.get_by_role("button", name="Create token").click()
+        await page.locator("#token-secret").wait_for()
+    await page.wait_for_timeout(400)
+
+
 async def take(browser: Any, base: str, shot: Shot, out: Path) -> None:
     from tests.gateway.browser import match_of, robot
 
@@ -124,7 +157,9 @@ async def take(browser: Any, base: str, shot: Shot, out: Path) -> None:
         await page.fill("input[name=name]", "Ada")
         await page.click("form button[type=submit]")
         await page.locator("#play-now .tile").first.wait_for()
-        if shot.what in ("table", "summary"):
+        if shot.what in ACCOUNT_PAGES:
+            await account_page(page, base, shot.what, ACCOUNT_NAMES[shot.size])
+        elif shot.what in ("table", "summary"):
             preset, options = DECKS[shot.deck]
             if shot.seats <= 4:
                 # As a person starts it: one click on the tile (which sends the page's nonce),
@@ -160,7 +195,7 @@ async def take(browser: Any, base: str, shot: Shot, out: Path) -> None:
                     )
         else:
             await page.wait_for_timeout(400)
-        await page.screenshot(path=str(out / shot.file), full_page=shot.what == "summary")
+        await page.screenshot(path=str(out / shot.file), full_page=shot.what in TALL)
         smaller(out / shot.file)
         print(f"wrote {out / shot.file}")
     finally:
