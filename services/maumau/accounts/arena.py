@@ -6,10 +6,12 @@ online).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import datetime as dt
 import logging
 import re
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import cast
 
 import grpc
@@ -24,7 +26,7 @@ from maumau.accounts.event_feeds import ONLINE_BOTS, EventFeeds, FellBehind, Sub
 from maumau.accounts.export import CALL_SECONDS, ON_BEHALF_SECONDS, Services
 from maumau.accounts.settings import Settings
 from maumau.accounts.store import AccountStore
-from maumau.common import account_events, tokens
+from maumau.common import account_events, daily_limits, tokens
 from maumau.common.lifecycle import pause
 from maumau.common.players import BOT, PlayerDirectory, is_bot, player_key
 from maumau.rules import Ruleset
@@ -247,6 +249,18 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                 raise refusal("challenge_no_account", player=player_id)
         if await self.book.blocked_by_any(challenged, creator):
             raise refusal("challenge_refused")
+        seating = (creator, *challenged)
+        with self._limited():
+            if await self._all_bots(seating):
+                for player_id in seating:
+                    await daily_limits.remaining(
+                        self.redis, player_id, daily_limits.BOT_MATCHES,
+                        self.settings.arena_bot_matches_per_day, self.clock(),
+                    )  # fmt: skip
+            await daily_limits.spend(
+                self.redis, creator, daily_limits.CHALLENGES,
+                self.settings.arena_challenges_per_day, self.clock(),
+            )  # fmt: skip
         now = self._now_ms()
         challenge = await self.book.create(
             creator, challenged, ruleset.text, request.rated, request.turn_seconds, now
@@ -285,9 +299,45 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         match_id = await self._start(challenge)
         return pb.AcceptChallengeResponse(challenge=shown, match_id=match_id)
 
+    @contextlib.contextmanager
+    def _limited(self) -> Iterator[None]:
+        """A daily limit reached: RESOURCE_EXHAUSTED naming it and when it resets."""
+        try:
+            yield
+        except daily_limits.DailyLimitReached as reached:
+            resets = dt.datetime.fromtimestamp(reached.resets_at, dt.UTC)
+            params = {
+                "limit": reached.limit,
+                "most": reached.most,
+                "resets_at": resets.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "resets_at_unix": reached.resets_at,
+            }
+            wait = max(1.0, reached.resets_at - self.clock())
+            raise AccountExhausted("daily_limit", params, wait) from None
+
+    async def _all_bots(self, seating: tuple[str, ...]) -> bool:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in seating:
+                pipe.hget(player_key(player_id), BOT)
+            flags = await pipe.execute()
+        return all(flag in (b"1", "1") for flag in flags)
+
     async def _start(self, challenge: Challenge) -> str:
-        """Create and start the challenge's match; every seat gets its seat token."""
+        """Create and start the challenge's match; every seat gets its seat token. A match of
+        bots alone counts against each bot's daily bot-vs-bot limit (checked when the challenge
+        was made; one reached since cancels the challenge)."""
         seating = challenge.seating
+        if await self._all_bots(seating):
+            try:
+                with self._limited():
+                    for player_id in seating:
+                        await daily_limits.spend(
+                            self.redis, player_id, daily_limits.BOT_MATCHES,
+                            self.settings.arena_bot_matches_per_day, self.clock(),
+                        )  # fmt: skip
+            except AccountExhausted:
+                await self._tell_ended(challenge, "starting", "cancelled", seating)
+                raise
         try:
             reply = await self.services.engine.CreateMatch(
                 engine_pb2.CreateMatchRequest(

@@ -187,6 +187,12 @@ class Settings(RedisSettings, TokenSettings):
     arena_sweep_seconds: float = Field(
         1, gt=0, le=60, description="how often a replica expires the challenges due"
     )
+    arena_challenges_per_day: int = Field(
+        500, ge=1, le=1_000_000, description="challenges one account creates per UTC day"
+    )
+    arena_bot_matches_per_day: int = Field(
+        100, ge=1, le=1_000_000, description="bot-vs-bot matches one bot plays per UTC day"
+    )
     arena_max_streams: int = Field(
         500, ge=1, le=100_000, description="event streams one account holds open on a replica"
     )
