@@ -15,10 +15,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from maumau.common.redis_server import EmbeddedRedis
 from maumau.gateway.account_commands import device_of
 from tests.accounts.authenticator import Authenticator
-from tests.accounts.support import ORIGIN
-from tests.gateway.support import Gateway
+from tests.accounts.support import ORIGIN, start_accounts, stop_accounts
+from tests.gateway.support import Gateway, Platform, start_gateway
 
 PASSWORD = "a long walk by the sea"
 
@@ -215,3 +216,46 @@ async def test_the_account_needs_a_signed_in_browser(gateway: Gateway) -> None:
 def test_a_device_name_is_short_whatever_the_browser_says(agent: str) -> None:
     device = device_of(agent)
     assert 0 < len(device) <= 64 and device.isprintable()
+
+
+@pytest.fixture
+async def relayed(services: Platform, redis_server: EmbeddedRedis) -> AsyncIterator[Gateway]:
+    """A gateway behind one proxy (``X-Forwarded-For``) in front of an Accounts replica that
+    trusts it as a relay and allows three sign-in attempts per address."""
+    accounts = await start_accounts(
+        redis_server.url,
+        f"127.0.0.1:{services.engine.port}",
+        sign_ins_per_address="3 per minute",
+        rate_exempt_addresses="127.0.0.1/32",
+    )
+    gateway = await start_gateway(
+        services.settings(accounts_address=f"127.0.0.1:{accounts.port}", forwarded_hops=1)
+    )
+    yield gateway
+    await gateway.stop()
+    await stop_accounts(accounts)
+
+
+async def test_sign_in_attempts_are_limited_per_browser_address_through_the_gateway(
+    relayed: Gateway,
+) -> None:
+    """The gateway names the browser's address to the Accounts service: one address past its
+    limit is refused with the wait, another is not."""
+    guess = {"username": username(), "password": "not the password"}
+    base = secrets.randbelow(2**16)  # windows nobody else counts in
+    one, other = ({"X-Forwarded-For": f"2001:db8::{base:x}:{n}"} for n in (5, 6))
+    async with jar(relayed) as session:
+        for _ in range(3):
+            status, body = await answer(
+                session, "POST", "/api/account/sign-in", json=guess, headers=one
+            )
+            assert (status, body["error"]["code"]) == (401, "sign_in_failed")
+        async with session.post("/api/account/sign-in", json=guess, headers=one) as response:
+            body = await response.json()
+            assert response.status == 429 and int(response.headers["Retry-After"]) >= 1
+        assert body["error"]["code"] == "sign_in_limited" and body["error"]["retry_after_ms"] > 0
+        assert body["error"]["message"].startswith("too many sign-in attempts")
+        status, body = await answer(
+            session, "POST", "/api/account/sign-in", json=guess, headers=other
+        )
+        assert (status, body["error"]["code"]) == (401, "sign_in_failed")
