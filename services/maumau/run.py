@@ -398,7 +398,14 @@ def run(stop: StopSignals) -> int:
                         f"MAUMAU_ACCOUNTS_{upstream}_ADDRESS",
                         f"{connect_host(config.host)}:{config.port}",
                     )
-                for upstream in ("engine", "matchmaking", "bots", "rating"):
+                for upstream in (
+                    "engine",
+                    "matchmaking",
+                    "bots",
+                    "rating",
+                    "tournaments",
+                    "accounts",
+                ):
                     config = configs[upstream]
                     env.setdefault(
                         f"MAUMAU_GATEWAY_{upstream.upper()}_ADDRESS",
