@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from maumau.policies import rank
+from maumau.policies.tips import tips
 from maumau.rules import Catch, Match, NameSuit, Play, Ruleset, View, parse_cards
-from maumau.rules.reasons import REASONS, Reason, render
+from maumau.rules.reasons import AGAINST, REASONS, Reason, render
 from maumau.v1 import bots_pb2
 from maumau.wire import action_from_pb, reasons_from_pb, reasons_to_pb, view_to_pb
 from tests.bots import test_service
@@ -82,6 +83,15 @@ def check(view: View, action: object, reason: Reason) -> None:
         assert not any(isinstance(a, Play) for a in view.legal)
     if code == "keep_drawn":
         assert view.drawn is not None
+    if code == "only_move":
+        assert len(view.legal) == 1
+    if code == "ranked_first":
+        assert number["count"] == len(view.legal) > 1
+    if code in ("search_best", "search_no_better"):
+        assert 0 <= number["win"] <= 100 and 0 <= number["next"] <= 100 and number["worlds"] > 0
+        assert (number["win"] >= number["next"]) == (code == "search_best") or abs(
+            number["win"] - number["next"]
+        ) <= 1  # rounded to whole percents
     if code in ("challenge_likely", "challenge_honest"):
         assert number["cards"] == view.hand_sizes[number["seat"]]
         assert (number["cards"] >= 6) == (code == "challenge_likely")
@@ -131,13 +141,12 @@ def reported_position() -> Match:
 
 def test_the_longest_suit_is_named_correctly():
     """The reported case: with AS QD 6D 3C JC on 9S, AS is not from the longest suit
-    (diamonds is), and only the wish for diamonds claims the suit held most."""
+    (diamonds is), so the tip for it, the heuristic's first, does not claim it is (nor says
+    against it that it is not), and only the wish for diamonds claims the suit held most."""
     match = reported_position()
     ranked = {r.action.text: r for r in rank(match.view(0))}
-    assert ranked["AS"].reasons[-1] == Reason.of(
-        "shorter_suit", suit="S", count=1, best="D", best_count=2
-    )
-    assert ranked["AS"].reason.endswith("spades is not your longest suit (1 card; diamonds has 2)")
+    assert ranked["AS"].reasons == (Reason.of("ranked_first", count=5),)
+    assert ranked["AS"].reason == "the best of your 5 moves"
     wishes = {text: r.reasons for text, r in ranked.items() if text.startswith("JC:")}
     assert set(wishes) == {"JC:S", "JC:H", "JC:D", "JC:C"}
     claims = {
@@ -145,6 +154,67 @@ def test_the_longest_suit_is_named_correctly():
     }
     assert claims == {"JC:D"}
     assert "Karo, davon hältst du am meisten (2 Karten)" in render(wishes["JC:D"][-1], "de")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    preset=st.sampled_from(PRESETS),
+    seats=st.integers(2, 4),
+    seed=st.integers(0, 10**6),
+    steps=st.integers(0, 60),
+)
+def test_the_suggested_move_is_argued_for(preset, seats, seed, steps):
+    """The first tip, of the heuristic and of the search, gives no reason against its move, and
+    every reason it gives holds; a single legal move says so first."""
+    match = Match.new(Ruleset.create(preset), seats, seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if match.phase == "over":
+            return
+        seat = match.chooser if match.phase == "starter_suit" else match.turn
+        match.apply(seat, rng.choice(list(match.legal_actions(seat))))
+    if match.phase == "over":
+        return
+    view = match.view(match.chooser if match.phase == "starter_suit" else match.turn)
+    for first in (rank(view)[0], tips(view, random.Random(seed), 10.0, 12)[0]):
+        assert first.reasons and not {r.code for r in first.reasons} & AGAINST
+        for reason in first.reasons:
+            check(view, first.action, reason)
+        if len(view.legal) == 1:
+            assert first.reasons[0].code == "only_move"
+
+
+def test_the_tip_to_play_an_only_seven_does_not_say_keep_it():
+    """The reported case: 7C the only card to play; the tip said "keep your only 7 to answer a 7
+    with" for playing it."""
+    match = Match.from_setup(
+        Ruleset.create("classic"),
+        [parse_cards("7C 9D 10S"), parse_cards("2H 3H 4H")],
+        draw_pile=parse_cards("KH QH 10H 7H 7S"),
+        discard=parse_cards("8H 7D"),
+        turn=0,
+        pending="draw",
+        pending_count=2,
+    )
+    view = match.view(0)
+    first = rank(view)[0]
+    assert [a.text for a in view.legal if isinstance(a, Play)] == ["7C"]
+    assert first.action.text == "7C"
+    assert "keep_draw_card" not in {r.code for r in first.reasons}
+    suggested = tips(view, random.Random(0), 10.0, 12)[0]
+    assert suggested.action == first.action
+    assert not {r.code for r in suggested.reasons} & AGAINST
+
+
+def test_the_search_tip_names_its_move_with_its_statistics():
+    match = reported_position()
+    view = match.view(0)
+    first = tips(view, random.Random(3), 10.0, 60)[0]
+    because = first.reasons[0]
+    assert because.code in ("search_best", "search_no_better")
+    assert because["worlds"] == "60"
+    assert "sampled deals" in render(because, "en")
+    assert "gezogenen Verteilungen" in render(because, "de")
 
 
 # ---------------------------------------------------------------------- over gRPC
@@ -156,13 +226,25 @@ async def test_hint_sends_reason_codes_and_text_in_the_asked_language(bots):
     german = await bots.Hint(bots_pb2.HintRequest(view=view, lang="de"))
     english = await bots.Hint(bots_pb2.HintRequest(view=view))
     by_action = {action_from_pb(r.action).text: r for r in german.actions}
-    assert "Pik ist nicht deine längste Farbe" in by_action["AS"].reason
-    assert reasons_from_pb(by_action["AS"].reasons)[-1].code == "shorter_suit"
-    assert [r.reasons for r in english.actions] == [r.reasons for r in german.actions]
+    assert "wünsche Pik: davon hältst du 1 Karte, von Karo aber 2" in by_action["JC:S"].reason
+    assert reasons_from_pb(by_action["JC:S"].reasons)[-1].code == "wish_other"
+    # the same reasons (codes; the search's win estimates vary with its sampled deals)
+    assert [[x.code for x in r.reasons] for r in english.actions] == [
+        [x.code for x in r.reasons] for r in german.actions
+    ]
     assert (
-        "spades is not your longest suit"
-        in {action_from_pb(r.action).text: r.reason for r in english.actions}["AS"]
+        "wish spades: you hold 1 card of it, but 2 of diamonds"
+        in {action_from_pb(r.action).text: r.reason for r in english.actions}["JC:S"]
     )
+
+
+async def test_hint_names_the_searchs_move_first_with_its_win_estimate(bots):
+    match = reported_position()
+    hint = await bots.Hint(bots_pb2.HintRequest(view=view_to_pb(match.view(0), "m", 1)))
+    first = reasons_from_pb(hint.actions[0].reasons)[0]
+    assert first.code in ("search_best", "search_no_better")
+    assert "sampled deals" in hint.actions[0].reason
+    assert hint.actions[0].score == max(a.score for a in hint.actions)
 
 
 async def test_hint_in_an_unknown_language_is_refused_clearly(bots):

@@ -7,7 +7,8 @@ seat's token (tips while learning; the Bots service holds no Redis, so a revoked
 still gets tips until it expires). At most
 ``max_searches`` decisions run at once; beyond that a call is RESOURCE_EXHAUSTED at once, with a
 retry hint, rather than queueing behind the others. A budget above the service's ceiling is
-clamped to it.
+clamped to it. ``Hint`` names the search's move first when a search slot is free (the
+heuristic's tips at once when none is).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from maumau.bots.views import checked_view
 from maumau.common import tokens
 from maumau.common.errors import RETRY_AFTER_KEY, ServiceError, invalid
 from maumau.policies import LEVELS, decide, rank
+from maumau.policies.tips import tips
 from maumau.rules import View
 from maumau.rules.reasons import REASONS, Reason, render_all
 from maumau.v1 import bots_pb2, bots_pb2_grpc
@@ -41,6 +43,10 @@ SEARCHES_REFUSED = prometheus_client.Counter(
 DEFAULT_BUDGET_MS = 200
 MAX_BUDGET_MS = 2000
 """The protocol's limit (bots.proto); a service may have a lower ceiling of its own."""
+
+HINT_BUDGET_MS = 100
+HINT_ITERATIONS = 400
+"""A tip's search: shorter than a bot's decision, a player waits for it."""
 
 HINT_CALLERS = (tokens.TokenKind.PLAYER, tokens.TokenKind.SEAT, tokens.TokenKind.BOTS)
 
@@ -106,6 +112,16 @@ class BotsService(bots_pb2_grpc.BotsServiceServicer):
         if lang not in REASONS:
             raise invalid(f"lang: no language {request.lang!r}: choose one of {', '.join(REASONS)}")
         view = checked_view(request.view)
+        if view.seat is None or not view.legal or self._searching >= self.max_searches:
+            ranked = _policy(rank, view)  # no search slot free: the heuristic's tips at once
+        else:
+            self._searching += 1
+            try:
+                ranked = await asyncio.to_thread(
+                    _policy, tips, view, random.Random(), HINT_BUDGET_MS / 1000, HINT_ITERATIONS
+                )
+            finally:
+                self._searching -= 1
         return bots_pb2.HintResponse(
             actions=[
                 bots_pb2.RankedAction(
@@ -114,7 +130,7 @@ class BotsService(bots_pb2_grpc.BotsServiceServicer):
                     reason=render_all(r.reasons, lang),
                     reasons=reasons_to_pb(r.reasons),
                 )
-                for r in _policy(rank, view)
+                for r in ranked
             ]
         )
 

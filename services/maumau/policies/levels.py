@@ -34,7 +34,7 @@ from maumau.rules import (
     card_points,
 )
 from maumau.rules.determinize import unseen_cards
-from maumau.rules.reasons import Reason, render_all
+from maumau.rules.reasons import AGAINST, Reason, render_all
 
 LEVELS = ("random", "heuristic", "strong")
 
@@ -81,8 +81,18 @@ def rank(view: View) -> list[Ranked]:
     """Every legal action, best first, each with the reason a good player would give."""
     ruleset = Ruleset.parse(view.ruleset)
     context = _Context(view, ruleset)
-    ranked = [context.score(action) for action in view.legal]
-    return sorted(ranked, key=lambda r: -r.score)
+    ranked = sorted((context.score(action) for action in view.legal), key=lambda r: -r.score)
+    return [arguing_for(ranked[0], len(ranked)), *ranked[1:]] if ranked else []
+
+
+def arguing_for(first: Ranked, moves: int) -> Ranked:
+    """The move a tip suggests with only the reasons that argue for it (one that weighs against
+    it explains a lower rank elsewhere, never the suggestion), first saying when it is the only
+    move of ``moves``."""
+    reasons = tuple(r for r in first.reasons if r.code not in AGAINST)
+    if moves == 1:
+        reasons = (Reason.of("only_move"), *reasons)
+    return Ranked(first.action, first.score, reasons or (Reason.of("ranked_first", count=moves),))
 
 
 class _Context:

@@ -46,6 +46,11 @@ REASONS: Final[dict[str, dict[str, str]]] = {
         "shorter_suit": "{suit_name} is not your longest suit ({count_cards}; {best_name} has "
         "{best_count})",
         "fits": "it fits",
+        "only_move": "your only legal move",
+        "ranked_first": "the best of your {count} moves",
+        "search_best": "won {win}% of {worlds} sampled deals; the next best move {next}%",
+        "search_no_better": "no other move won clearly more often in {worlds} sampled deals "
+        "({next}% against {win}%)",
     },
     "de": {
         "last_card": "deine letzte Karte: geh raus",
@@ -72,9 +77,22 @@ REASONS: Final[dict[str, dict[str, str]]] = {
         "shorter_suit": "{suit_name} ist nicht deine längste Farbe ({count_cards}; {best_name} "
         "hat {best_count})",
         "fits": "sie passt",
+        "only_move": "dein einziger möglicher Zug",
+        "ranked_first": "der beste deiner {count} Züge",
+        "search_best": "gewann {win} % von {worlds} gezogenen Verteilungen; der nächstbeste Zug "
+        "{next} %",
+        "search_no_better": "kein anderer Zug gewann in {worlds} gezogenen Verteilungen deutlich "
+        "öfter ({next} % gegen {win} %)",
     },
 }
 """Every reason code's text per language; ``{x_cards}`` is the number ``x`` with "card(s)"."""
+
+AGAINST: Final = frozenset(
+    {"keep_wild", "keep_draw_card", "shorter_suit", "wish_other", "draw_instead",
+     "challenge_honest"}
+)  # fmt: skip
+"""The codes that weigh against the move they are given for: they explain why a move ranks low,
+so a tip never gives them for the move it suggests."""
 
 _CARDS: Final = {"en": ("card", "cards"), "de": ("Karte", "Karten")}
 _CALLS: Final = {
