@@ -25,7 +25,7 @@ from playwright.async_api import Browser, BrowserContext, Page, Route
 from maumau.common.redis_server import EmbeddedRedis
 from tests.accounts.oidc_provider import RunningProvider, oidc_provider
 from tests.accounts.support import start_accounts, stop_accounts
-from tests.gateway.browser import Player, new_context
+from tests.gateway.browser import Player, new_context, robot, start_solo
 from tests.gateway.support import Gateway, Platform, start_gateway
 from tests.gateway.test_browser_axe import findings
 
@@ -124,6 +124,8 @@ async def test_a_passkey_signs_up_and_signs_in_on_a_second_browser_as_the_same_p
     try:
         page = await anonymous(first, site, "Passkey Pia")
         before = await me(page)
+        match_id = await start_solo(page, "classic")
+        await robot(page, match_id)  # a match played to its end while anonymous
         cdp, authenticator_id = await authenticator(page)
         name = username()
         await page.goto(f"{site}/sign-up")
@@ -145,8 +147,10 @@ async def test_a_passkey_signs_up_and_signs_in_on_a_second_browser_as_the_same_p
         await other.goto(f"{site}/sign-in")
         await other.get_by_role("button", name="Sign in with a passkey").click()
         await other.get_by_role("heading", name=f"Your account: {name}").wait_for()
-        after = await me(other)
-        assert after["player_id"] == before["player_id"]
+        # the same player, named by its username now, on both browsers, its history kept
+        assert await me(other) == await me(page) == {"player_id": before["player_id"], "name": name}
+        profile = await other.evaluate("fetch('/api/profile').then((r) => r.json())")
+        assert [m["match_id"] for m in profile["recent"]] == [match_id]
         assert await other.get_by_role("link", name="Account").count() == 1
     finally:
         await first.close()
