@@ -51,6 +51,8 @@ CHALLENGES = prometheus_client.Counter(
     "cancelled, expired.",
     ["outcome"],
 )
+for _outcome in ("created", "accepted", "declined", "cancelled", "expired"):
+    CHALLENGES.labels(_outcome)  # each series from 0, so rates and panels have data at once
 STREAMS_REFUSED = prometheus_client.Counter(
     "maumau_arena_event_streams_refused_total",
     "Events streams refused because their account held the most allowed on this replica.",
