@@ -133,8 +133,9 @@ def _iterate(node: _Node, world: Match, seat: int, start_round: int, rng: random
             if child is not None:
                 child.available += 1
         untried = [a for a in legal if a not in node.children]
-        if untried:
-            action = untried[rng.randrange(len(untried))]
+        if untried:  # the playout player's move first: a tree grown along likely play
+            habit = quick_action(world, mover, rng)
+            action = habit if habit in untried else untried[rng.randrange(len(untried))]
             node = node.children[action] = _Node()
             node.available = 1
             world.apply_unchecked(mover, action)
