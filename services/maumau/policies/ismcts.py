@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -192,17 +191,17 @@ def quick_action(match: Match, seat: int, rng: random.Random) -> Action:
     """A fast playout player: calls made, cards before draws, plain cards from the longest suit
     before wilds, and a wish for the suit it holds most of."""
     actions = match.cards_first_list(seat)
-    plays = [a for a in actions if type(a) is Play and (a.call or not _has_call(actions, a))]
+    called = {a.card for a in actions if type(a) is Play and a.call}
+    plays = [a for a in actions if type(a) is Play and (a.call or a.card not in called)]
     if not plays:
         return next((a for a in actions if type(a) not in (Catch, Call)), actions[0])
     wild_ranks = match.ruleset.wish_ranks
-    counts = Counter(c.suit for c in match.hands[seat] if c.rank not in wild_ranks)
+    counts: dict[str, int] = {}
+    for card in match.hands[seat]:
+        if card.rank not in wild_ranks:
+            counts[card.suit] = counts.get(card.suit, 0) + 1
     plain = [a for a in plays if a.card.rank not in wild_ranks]
     if plain:
         best = max(counts[a.card.suit] for a in plain)
         return rng.choice([a for a in plain if counts[a.card.suit] == best])
-    return max(plays, key=lambda a: counts[a.suit] if a.suit else -1)
-
-
-def _has_call(actions: list[Action], play: Play) -> bool:
-    return any(type(a) is Play and a.card is play.card and a.call for a in actions)
+    return max(plays, key=lambda a: counts.get(a.suit, 0) if a.suit else -1)
