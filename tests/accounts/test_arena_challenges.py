@@ -1,7 +1,7 @@
 """Challenges between accounts (issue 27), over real gRPC against a real Redis and a real engine:
-all accept and every seat gets its seat token and plays; a decline with each reason reaches the
-creator; the creator cancels; a challenge expires unless its creator's stream is open (within
-its longest life); a blocked challenger is refused without being told more."""
+all accept, every seat gets its seat token, plays and hears when the match ends; a decline with
+each reason reaches the creator; the creator cancels; a challenge expires unless its creator's
+stream is open (within its longest life); a blocked challenger is refused without more."""
 
 from __future__ import annotations
 
@@ -149,6 +149,11 @@ async def test_all_accept_and_every_seat_plays_its_seat_token(
                     engine_pb2.ActRequest(request_id=f"s{seat}-{step}", action=view.legal[0]),
                     metadata=auth(token),
                 )
+    for token in seats.values():  # bots take the seats and play the match to its end
+        await engine.Leave(engine_pb2.LeaveRequest(match_id=last.match_id), metadata=auth(token))
+    for player in (robo, other, person):
+        finished = (await seen[player.player_id].next()).match_finished
+        assert finished.match_id == last.match_id and finished.placement in (1, 2)
     again = arena_of(person).AcceptChallenge(
         arena.AcceptChallengeRequest(challenge_id=challenge_id), metadata=person.auth
     )

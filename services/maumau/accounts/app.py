@@ -13,6 +13,7 @@ import redis.asyncio as redis
 from maumau.accounts.arena import ArenaService
 from maumau.accounts.attempts import Attempts
 from maumau.accounts.export import Services
+from maumau.accounts.match_results import ChallengeResults
 from maumau.accounts.passkeys import RelyingParty
 from maumau.accounts.passwords import Cost, Hasher
 from maumau.accounts.providers import Provider
@@ -23,6 +24,7 @@ from maumau.common.config import ServiceConfig
 from maumau.common.lifecycle import Service
 from maumau.common.redis_client import Durability, keyed_probe
 from maumau.common.redis_server import reconnecting
+from maumau.common.results import consumed_streams
 from maumau.common.server import create_server
 from maumau.v1 import accounts_pb2_grpc, arena_pb2_grpc
 
@@ -32,7 +34,7 @@ ARENA = "maumau.v1.ArenaService"
 
 class AccountsApp(Service):
     """One replica: serves AccountsService and ArenaService until stop(), reading accounts'
-    event streams and expiring challenges meanwhile."""
+    event streams, expiring challenges and telling challenge matches' ends meanwhile."""
 
     def __init__(
         self,
@@ -83,7 +85,15 @@ class AccountsApp(Service):
         server = create_server(
             {SERVICE: register, ARENA: register_arena}, config, keyed_probe(client)
         )
-        workers = {"account events": self.arena.feeds.run, "challenges": self.arena.sweep}
+        self.results = [
+            ChallengeResults(client, settings.results(), stream, drain)
+            for stream, drain in consumed_streams(settings.redis_shards)
+        ]
+        workers = {
+            "account events": self.arena.feeds.run,
+            "challenges": self.arena.sweep,
+            **{f"results {r.stream}": r.run for r in self.results},
+        }
         super().__init__(server, workers)
 
     async def close(self) -> None:

@@ -19,6 +19,7 @@ import prometheus_client
 import redis.asyncio as redis
 
 from maumau import wire
+from maumau.accounts import match_results
 from maumau.accounts.callers import Context
 from maumau.accounts.challenges import DEADLINES, MAX_BLOCKS, Challenge, ChallengeBook
 from maumau.accounts.errors import AccountExhausted, refusal
@@ -361,6 +362,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             await self._tell_ended(challenge, "starting", "cancelled", seating)
             raise refusal("service_unavailable", service="engine") from None
         match_id: str = reply.match.match_id
+        await match_results.mark(self.redis, match_id, challenge.challenge_id)
         await self.book.end(challenge.challenge_id, "starting")
         for seat, player in enumerate(seating):
             started = pb.SeatMatchStarted(

@@ -19,6 +19,7 @@ from maumau.common.config import SERVICE_PORTS
 from maumau.common.settings import (
     QuotaSettings,
     RedisSettings,
+    ResultsConsumerSettings,
     TokenSettings,
     grpc_port,
     grpc_target,
@@ -94,7 +95,7 @@ def parse_providers(text: str) -> tuple[ProviderConfig, ...]:
     return tuple(found)
 
 
-class Settings(RedisSettings, TokenSettings):
+class Settings(RedisSettings, TokenSettings, ResultsConsumerSettings):
     """Usernames, sign-in ways, their limits and their costs."""
 
     model_config = service_config("accounts")
@@ -192,6 +193,9 @@ class Settings(RedisSettings, TokenSettings):
     )
     arena_bot_matches_per_day: int = Field(
         100, ge=1, le=1_000_000, description="bot-vs-bot matches one bot plays per UTC day"
+    )
+    tick_seconds: float = Field(
+        0.5, gt=0, le=60, description="how often a replica looks for finished challenge matches"
     )
     arena_max_streams: int = Field(
         500, ge=1, le=100_000, description="event streams one account holds open on a replica"
