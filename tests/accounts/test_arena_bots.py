@@ -298,3 +298,35 @@ async def test_the_501st_stream_of_one_account_is_refused_and_holds_nothing(
     for stream in [*streams, again]:
         stream.cancel()
     await player.close()
+
+
+async def test_a_replica_full_of_streams_refuses_the_next_account_too(
+    redis_server: EmbeddedRedis, engine: EngineApp, rating: RatingApp
+) -> None:
+    app = await start_accounts(
+        redis_server.url,
+        f"127.0.0.1:{engine.port}",
+        rating_address=f"127.0.0.1:{rating.port}",
+        arena_keepalive_seconds=KEEPALIVE,
+        arena_max_replica_streams=2,
+    )
+    accounts_address = f"127.0.0.1:{app.port}"
+    players = [await account(address_of(engine), accounts_address) for _ in range(3)]
+    open_ = [arena_of(p).Events(arena.EventsRequest(), metadata=p.auth) for p in players[:2]]
+    for stream in open_:
+        await stream.read()
+    third = arena_of(players[2]).Events(arena.EventsRequest(), metadata=players[2].auth)
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await third.read()
+    assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert trailer(caught.value)["code"] == "event_streams_replica"
+    assert app.arena.streams.open == 2 and players[2].player_id not in app.arena.streams.by_account
+    for stream in open_:
+        stream.cancel()
+    for player in players:
+        await player.close()
+    await stop_accounts(app)
+
+
+def address_of(engine: EngineApp) -> str:
+    return f"127.0.0.1:{engine.port}"

@@ -61,10 +61,13 @@ STREAMS_REFUSED = prometheus_client.Counter(
 
 
 class OpenStreams:
-    """The Events streams open on this replica per account, refused past ``per_account``."""
+    """The Events streams open on this replica, per account and in all, refused past
+    ``per_account`` and ``total`` (as the engine bounds its Follow streams)."""
 
-    def __init__(self, per_account: int) -> None:
+    def __init__(self, per_account: int, total: int) -> None:
         self.per_account = per_account
+        self.total = total
+        self.open = 0
         self.by_account: dict[str, int] = {}
 
     def take(self, player_id: str) -> None:
@@ -72,11 +75,16 @@ class OpenStreams:
         if held >= self.per_account:
             STREAMS_REFUSED.inc()
             raise AccountExhausted("event_streams", {"held": held}, 5.0)
+        if self.open >= self.total:
+            STREAMS_REFUSED.inc()
+            raise AccountExhausted("event_streams_replica", {"open": self.open}, 5.0)
         self.by_account[player_id] = held + 1
+        self.open += 1
         STREAMS_OPEN.inc()
 
     def give_back(self, player_id: str) -> None:
         STREAMS_OPEN.dec()
+        self.open -= 1
         left = self.by_account[player_id] - 1
         if left:
             self.by_account[player_id] = left
@@ -100,7 +108,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         self.secret = secret
         self.settings = settings
         self.clock = clock
-        self.streams = OpenStreams(settings.arena_max_streams)
+        self.streams = OpenStreams(settings.arena_max_streams, settings.arena_max_replica_streams)
         self.book = ChallengeBook(
             store.redis, settings.arena_challenge_seconds, settings.arena_challenge_max_seconds
         )

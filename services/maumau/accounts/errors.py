@@ -67,6 +67,7 @@ STATUS: Final[dict[str, grpc.StatusCode]] = {
     "bot_token_not_bot": S.FAILED_PRECONDITION,
     "bot_has_played": S.FAILED_PRECONDITION,
     "event_streams": S.RESOURCE_EXHAUSTED,
+    "event_streams_replica": S.RESOURCE_EXHAUSTED,
     "event_id": S.INVALID_ARGUMENT,
     "events_behind": S.ABORTED,
     "page_size": S.INVALID_ARGUMENT,
@@ -139,6 +140,8 @@ MESSAGES: Final[dict[str, dict[str, str]]] = {
         "played none can become a bot, so make a new account for the bot",
         "event_streams": "this account already holds {held} event streams on this replica, "
         "the most allowed: close one and try again",
+        "event_streams_replica": "this replica serves {open} event streams, the most it "
+        "takes: try again shortly (another replica may have room)",
         "event_id": "after_event_id: an event id as an event carries it (like "
         "'1700000000000-0'), or empty for new events only",
         "events_behind": "this stream fell more than {most} events behind (they are read too "
@@ -216,6 +219,8 @@ MESSAGES: Final[dict[str, dict[str, str]]] = {
         "kann ein Bot werden, lege also ein neues Konto für den Bot an",
         "event_streams": "dieses Konto hält auf diesem Replikat schon {held} Ereignisströme, "
         "die meisten erlaubten: schließe einen und versuche es wieder",
+        "event_streams_replica": "dieses Replikat bedient {open} Ereignisströme, die meisten, "
+        "die es annimmt: versuche es gleich wieder (ein anderes Replikat hat vielleicht Platz)",
         "event_id": "after_event_id: eine Ereignis-ID, wie ein Ereignis sie trägt (etwa "
         "'1700000000000-0'), oder leer für nur neue Ereignisse",
         "events_behind": "dieser Strom liegt mehr als {most} Ereignisse zurück (sie werden zu "

@@ -195,7 +195,10 @@ class Settings(RedisSettings, TokenSettings, ResultsConsumerSettings):
         100, ge=1, le=1_000_000, description="bot-vs-bot matches one bot plays per UTC day"
     )
     tick_seconds: float = Field(
-        0.5, gt=0, le=60, description="how often a replica looks for finished challenge matches"
+        0.1, gt=0, le=60, description="how often a replica looks for finished challenge matches"
+    )
+    arena_max_replica_streams: int = Field(
+        20_000, ge=1, le=1_000_000, description="event streams one replica holds open in all"
     )
     arena_max_streams: int = Field(
         500, ge=1, le=100_000, description="event streams one account holds open on a replica"
