@@ -269,6 +269,16 @@ export async function accountPage(main, ctx) {
   } }, labelled("token-name", "acct_token_name", tokenName), labelled("token-scope", "acct_token_scope", tokenScope),
   $("button", { type: "submit" }, t("acct_token_create")));
 
+  const current = account.has_password ? $("input", { name: "current-password", type: "password", required: "required", maxlength: "256", autocomplete: "current-password" }) : null;
+  const fresh = $("input", { name: "new-password", type: "password", required: "required", minlength: "8", maxlength: "256", autocomplete: "new-password" });
+  const passwordForm = $("form", { onsubmit: (e) => {
+    e.preventDefault();
+    act(() => post("/api/account/password", { password: fresh.value, current_password: current ? current.value : "" }), t("acct_password_saved"));
+  } },
+  current ? labelled("current-password", "acct_current_password", current) : null,
+  labelled("new-password", "acct_new_password", fresh, "acct_password_hint"),
+  $("button", { type: "submit" }, t(account.has_password ? "acct_change_password" : "acct_set_password")));
+
   const confirm = $("input", { name: "confirm-username", autocomplete: "off", spellcheck: "false" });
   const deleteForm = $("form", { onsubmit: (e) => {
     e.preventDefault();
@@ -294,8 +304,9 @@ export async function accountPage(main, ctx) {
         }) }, t("acct_sign_out")))),
     section("acct-passkeys", "acct_passkeys",
       table(t("acct_passkeys"), [t("acct_name"), t("acct_created"), t("acct_last_used"), ""], passkeyRows, "acct_no_passkeys"),
-      $("button", { type: "button", disabled: passkeysWork() ? null : "disabled", onclick: () => act(() => addPasskey(t("acct_this_device")), t("acct_passkey_added")) }, t("acct_add_passkey")),
-      $("p", { class: "hint", text: account.has_password ? t("acct_has_password") : t("acct_no_password") })),
+      $("button", { type: "button", disabled: passkeysWork() ? null : "disabled", onclick: () => act(() => addPasskey(t("acct_this_device")), t("acct_passkey_added")) }, t("acct_add_passkey"))),
+    section("acct-password", "acct_way_password",
+      $("p", { class: "hint", text: account.has_password ? t("acct_has_password") : t("acct_no_password") }), passwordForm),
     section("acct-providers", "acct_providers",
       table(t("acct_providers"), [t("acct_provider"), t("acct_identity"), t("acct_linked_at"), ""], providerRows, "acct_no_providers"),
       linkButtons.length ? $("div", { class: "provider-buttons" }, linkButtons) : null),

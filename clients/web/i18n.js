@@ -199,7 +199,7 @@ const TEXTS = {
     acct_passkeys: "Passkeys", acct_name: "Name", acct_created: "Created", acct_last_used: "Last used",
     acct_no_passkeys: "No passkey yet.", acct_remove: "Remove", acct_remove_passkey_label: "Remove the passkey {name}",
     acct_passkey_removed: "The passkey is removed.", acct_add_passkey: "Add a passkey", acct_passkey_added: "The passkey is added.",
-    acct_has_password: "You can also sign in with your password.", acct_no_password: "This account has no password.",
+    acct_has_password: "This account has a password: change it here.", acct_no_password: "This account has no password yet: set one to sign in with it too.",
     acct_providers: "Linked accounts", acct_provider: "Provider", acct_identity: "Identity", acct_linked_at: "Linked",
     acct_no_providers: "No other account linked.", acct_unlink: "Unlink", acct_unlink_label: "Unlink {provider}",
     acct_unlinked: "The account is unlinked.", acct_link_with: "Link {provider}",
@@ -213,6 +213,9 @@ const TEXTS = {
     acct_delete_title: "Delete the account", acct_delete_lead: "Your sign-in ways and tokens end at once; past results stay for your opponents' ratings as “deleted player”; your username is free again after a while.",
     acct_delete_confirm: "Type your username to confirm", acct_delete_hint: "This cannot be undone.",
     acct_delete: "Delete my account", acct_deleted: "Your account is deleted.",
+    acct_current_password: "Current password", acct_new_password: "New password",
+    acct_change_password: "Change the password", acct_set_password: "Set a password",
+    acct_password_saved: "The password is saved.",
   },
   de: {
     title: "Mau-Mau", skip: "Zum Spiel springen", nav_play: "Spielen", nav_profile: "Profil",
@@ -423,7 +426,7 @@ const TEXTS = {
     acct_passkeys: "Passkeys", acct_name: "Name", acct_created: "Angelegt", acct_last_used: "Zuletzt benutzt",
     acct_no_passkeys: "Noch kein Passkey.", acct_remove: "Entfernen", acct_remove_passkey_label: "Den Passkey {name} entfernen",
     acct_passkey_removed: "Der Passkey ist entfernt.", acct_add_passkey: "Einen Passkey hinzufügen", acct_passkey_added: "Der Passkey ist hinzugefügt.",
-    acct_has_password: "Du kannst dich auch mit deinem Passwort anmelden.", acct_no_password: "Dieses Konto hat kein Passwort.",
+    acct_has_password: "Dieses Konto hat ein Passwort: hier änderst du es.", acct_no_password: "Dieses Konto hat noch kein Passwort: lege eines fest, um dich auch damit anzumelden.",
     acct_providers: "Verknüpfte Konten", acct_provider: "Anbieter", acct_identity: "Identität", acct_linked_at: "Verknüpft",
     acct_no_providers: "Kein anderes Konto verknüpft.", acct_unlink: "Lösen", acct_unlink_label: "{provider} lösen",
     acct_unlinked: "Die Verknüpfung ist gelöst.", acct_link_with: "{provider} verknüpfen",
@@ -437,6 +440,9 @@ const TEXTS = {
     acct_delete_title: "Das Konto löschen", acct_delete_lead: "Deine Anmeldewege und Tokens enden sofort; frühere Ergebnisse bleiben für die Wertungen deiner Gegner als „gelöschter Spieler“; dein Benutzername wird nach einer Weile wieder frei.",
     acct_delete_confirm: "Gib zur Bestätigung deinen Benutzernamen ein", acct_delete_hint: "Das lässt sich nicht rückgängig machen.",
     acct_delete: "Mein Konto löschen", acct_deleted: "Dein Konto ist gelöscht.",
+    acct_current_password: "Bisheriges Passwort", acct_new_password: "Neues Passwort",
+    acct_change_password: "Das Passwort ändern", acct_set_password: "Ein Passwort festlegen",
+    acct_password_saved: "Das Passwort ist gespeichert.",
   },
 };
 

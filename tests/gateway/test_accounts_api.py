@@ -88,6 +88,22 @@ async def test_a_claimed_player_signs_in_with_the_password_on_another_device(
         assert status == 200 and me["player_id"] == player_id
 
 
+async def test_the_password_is_changed_with_the_current_one(
+    gateway: Gateway, claimed: tuple[aiohttp.ClientSession, str, str]
+) -> None:
+    session, name, _ = claimed
+    changed = {"password": "another walk, by the lake", "current_password": "not it at all"}
+    status, body = await answer(session, "POST", "/api/account/password", json=changed)
+    assert (status, body["error"]["code"]) == (403, "password_wrong")
+    changed["current_password"] = PASSWORD
+    assert (await answer(session, "POST", "/api/account/password", json=changed))[0] == 200
+    async with jar(gateway) as other:
+        old = {"username": name, "password": PASSWORD}
+        assert (await answer(other, "POST", "/api/account/sign-in", json=old))[0] == 401
+        new = {"username": name, "password": changed["password"]}
+        assert (await answer(other, "POST", "/api/account/sign-in", json=new))[0] == 200
+
+
 async def test_a_passkey_claims_and_signs_in_as_the_same_player(gateway: Gateway) -> None:
     authenticator = Authenticator(ORIGIN)
     async with await registered(gateway) as first, jar(gateway) as second:
@@ -185,6 +201,9 @@ HOSTILE: list[tuple[str, str, dict[str, Any], int, str]] = [
     ("DELETE", "/api/account/tokens/nope", {}, 404, "token_unknown"),
     ("POST", "/api/account/providers/nope/begin", {"json": {}}, 400, "provider_unknown"),
     ("POST", "/api/account/delete", {"json": {}}, 400, "bad_field"),
+    ("POST", "/api/account/password", {"json": {"password": "short"}}, 400, "password_length"),
+    ("POST", "/api/account/password", {"json": {"password": "password123"}}, 400,
+     "password_common"),
 ]  # fmt: skip
 
 

@@ -248,6 +248,11 @@ async def test_the_account_page_signs_out_a_session_keeps_tokens_exports_and_del
         await other.reload()
         await other.get_by_role("heading", name="Sign in").wait_for()
 
+        await page.get_by_label("Current password").fill(PASSWORD)
+        await page.get_by_label("New password").fill(PASSWORD + " again")
+        await page.get_by_role("button", name="Change the password").click()
+        await page.get_by_role("status").filter(has_text="The password is saved").wait_for()
+
         await page.get_by_role("textbox", name="Token name").fill("my script")
         await page.get_by_role("combobox", name="Allows").select_option("read")
         await page.get_by_role("button", name="Create token").click()

@@ -1,6 +1,6 @@
 """The commands of an account, from the Accounts service: claim the browser's anonymous player,
-sign in (password, passkey, identity provider), the account's sessions, passkeys, providers and
-access tokens, export, delete and sign out.
+sign in (password, passkey, identity provider), the account's password, sessions, passkeys,
+providers and access tokens, export, delete and sign out.
 
 Every sign-in ends in the same HttpOnly, SameSite=Strict cookie as a registration: the player
 token never reaches script. WebAuthn options and credentials pass through as JSON; the relying
@@ -145,6 +145,18 @@ async def sign_in(request: web.Request) -> web.Response:
     )
     answer = await call(request, accounts(request).SignIn, message)
     return signed_in_reply(request, answer.signed_in)
+
+
+async def set_password(request: web.Request) -> web.Response:
+    """Set the account's password, or change it (the current one is needed then)."""
+    token = own_token(request)
+    data = await body_of(request)
+    message = pb.SetPasswordRequest(
+        password=text(request, data, "password"),
+        current_password=text(request, data, "current_password", required=False),
+    )
+    await call(request, accounts(request).SetPassword, message, token)
+    return reply({})
 
 
 async def get_account(request: web.Request) -> web.Response:
@@ -354,6 +366,7 @@ def add_routes(app: web.Application) -> None:
     routes.add_post("/api/account/claim", claim)
     routes.add_post("/api/account/sign-in", sign_in)
     routes.add_post("/api/account/sign-out", sign_out)
+    routes.add_post("/api/account/password", set_password)
     routes.add_post("/api/account/passkeys/register/begin", begin_passkey_registration)
     routes.add_post("/api/account/passkeys/register/finish", finish_passkey_registration)
     routes.add_post("/api/account/passkeys/sign-in/begin", begin_passkey_sign_in)
