@@ -46,11 +46,11 @@ bench: $(STAMP) proto native
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
 	$(PY) -m bench $(if $(filter 1,$(SAVE)),--save)
 
-# The bots' goals table (maumau.bots.goals: every matchup, ratings, the held-out tables), not part
+# The bots' goals table (bench.goals: every matchup, ratings, the held-out tables), not part
 # of `make test`: ROUNDS=N per matchup (default 2000; hours at the default budget), ITERATIONS=N
 # search iterations at most per decision (default 2000, so the 0.2 s budget ends a search).
 league: $(STAMP) proto native
-	nice -n 10 $(PY) -m maumau.bots.goals --rounds $(or $(ROUNDS),2000) \
+	nice -n 10 $(PY) -m bench.goals --rounds $(or $(ROUNDS),2000) \
 		--iterations $(or $(ITERATIONS),2000)
 
 # Simulated players against the whole platform (bench/load.py): SECONDS=N (default 120; 3600 for

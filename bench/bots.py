@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import time
 
-from maumau.bots.goals import GOALS, HELD_OUT, HELD_OUT_SEED, TUNING_SEED, figures_of, run, table
+from bench.goals import GOALS, HELD_OUT, HELD_OUT_SEED, TUNING_SEED, figures_of, run, table
 from maumau.policies import ismcts, rank
 from maumau.rules import Match, Ruleset
 

@@ -1,6 +1,6 @@
 """The bots' goals table: each round counted once, levels rated by the ladder's openskill model."""
 
-from maumau.bots.goals import GOALS, HELD_OUT, Goal, figures_of, rate_levels, run, table
+from bench.goals import GOALS, HELD_OUT, Goal, figures_of, rate_levels, run, table
 from maumau.bots.league import play_league
 from maumau.rating.ladder import DEFAULT_SKILL
 

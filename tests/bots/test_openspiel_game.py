@@ -1,13 +1,12 @@
 """The rules core as an OpenSpiel game: OpenSpiel's ISMCTSBot plays our presets through it, its
 information states are the seat's view, and its resampler never changes what the seat sees.
 
-Needs the ``open-spiel`` package (the bench extras: ``pip install -e '.[dev,bench]'``); without
-it the tests are skipped, or fail with ``MAUMAU_TEST_REQUIRE_ALL=1``.
+The ``open_spiel`` package is a development dependency (pyproject.toml), so ``make test``
+installs it.
 """
 
 from __future__ import annotations
 
-import os
 import random
 
 import pytest
@@ -17,16 +16,8 @@ from maumau.rules import Match
 
 @pytest.fixture(scope="module")
 def openspiel_game():
-    try:
-        from bench import openspiel_game
-    except ImportError as missing:
-        message = (
-            f"the open-spiel package is missing ({missing}): "
-            "pip install -e '.[dev,bench]' installs it"
-        )
-        if os.environ.get("MAUMAU_TEST_REQUIRE_ALL") == "1":
-            pytest.fail(message + " [MAUMAU_TEST_REQUIRE_ALL=1]")
-        pytest.skip(message)
+    from bench import openspiel_game
+
     return openspiel_game
 
 

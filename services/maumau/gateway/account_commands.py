@@ -21,12 +21,10 @@ import grpc
 from aiohttp import web
 from google.protobuf.message import Message
 
-from maumau.accounts.errors import MESSAGES as ACCOUNT_MESSAGES
-from maumau.accounts.errors import translate
 from maumau.gateway.context import SETTINGS, UPSTREAMS, address_of, lang_of, reply, session_of
 from maumau.gateway.inputs import body_of, require_session, timeout_of
 from maumau.gateway.sessions import COOKIE, COOKIE_MAX_AGE
-from maumau.gateway.upstream import Refusal, bearer, from_rpc, refusal, to_json
+from maumau.gateway.upstream import Refusal, bearer, from_rpc, localized_text, refusal, to_json
 from maumau.v1 import accounts_pb2 as pb
 
 Answer = TypeVar("Answer", bound=Message)
@@ -61,18 +59,12 @@ def text(request: web.Request, data: dict[str, Any], name: str, required: bool =
 
 
 def account_refusal(error: grpc.aio.AioRpcError, lang: str) -> Refusal:
-    """The Accounts service's refusal with its own text in ``lang``; other errors as any
-    service's."""
+    """The Accounts service's refusal in its own words in ``lang`` (the ``LocalizedMessage`` it
+    sends in the language the call asked for); other errors as any service's."""
     refused = from_rpc(error, lang)
-    if refused.code not in ACCOUNT_MESSAGES["en"]:
-        return refused
-    trailing = dict(error.trailing_metadata() or ())
-    try:
-        params = json.loads(str(trailing.get("maumau-error-params", "{}")))
-        message = translate(refused.code, params if isinstance(params, dict) else {}, lang)
-    except (ValueError, KeyError, IndexError):
-        message = error.details() or refused.message
-    refused.message = message
+    text = localized_text(error, lang) if refused.code else None
+    if text is not None:
+        refused.message = text
     return refused
 
 

@@ -19,7 +19,9 @@ from typing import Any
 import grpc
 from google.protobuf import json_format
 from google.protobuf.message import Message
+from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_status import rpc_status
 
 from maumau.common.error_codes import MESSAGES
 from maumau.common.errors import RETRY_AFTER_KEY
@@ -176,6 +178,20 @@ def from_rpc(error: grpc.aio.AioRpcError, lang: str) -> Refusal:
     name = status.name if status in HTTP_STATUS else "UNAVAILABLE"
     wait = retry_after_ms(trailing) if status == grpc.StatusCode.RESOURCE_EXHAUSTED else None
     return Refusal(http, name, message, code, wait)
+
+
+def localized_text(error: grpc.aio.AioRpcError, lang: str) -> str | None:
+    """The ``LocalizedMessage`` a service sent with its refusal, when it is in ``lang`` (the
+    services write it in the language the call's ``accept-language`` asked for)."""
+    try:
+        status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    except ValueError:  # a status trailer that disagrees with the call's
+        return None
+    for detail in status.details if status is not None else ():
+        message = error_details_pb2.LocalizedMessage()
+        if detail.Unpack(message) and message.locale == lang:
+            return message.message
+    return None
 
 
 def to_json(message: Message) -> dict[str, Any]:

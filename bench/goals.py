@@ -1,7 +1,7 @@
 """The bots' goals table: the league's matchups the levels are judged on, with 95% intervals,
 the levels' ratings by the ladder's own openskill model, and a held-out configuration.
 
-``python -m maumau.bots.goals --rounds 2000`` (``make league``) plays every matchup of
+``python -m bench.goals --rounds 2000`` (``make league``) plays every matchup of
 :data:`GOALS` from seed :data:`TUNING_SEED`, then :data:`HELD_OUT` from other seeds and presets
 kept out of all tuning of the search, the check that what was tuned generalises.
 """
