@@ -14,11 +14,14 @@ import grpc
 import pytest
 
 from maumau.accounts.app import AccountsApp
+from maumau.common.quotas import RELAY
 from maumau.common.redis_server import EmbeddedRedis
+from maumau.common.tokens import issue_service_token
 from maumau.engine.app import EngineApp
 from maumau.v1 import accounts_pb2 as pb
 from maumau.v1 import accounts_pb2_grpc
 from tests.accounts.support import Player, start_accounts, stop_accounts, trailer
+from tests.support.engine import SECRET
 
 PASSWORD = "the right passphrase"
 PER_USERNAME = 5
@@ -127,4 +130,35 @@ async def test_an_unknown_name_and_a_wrong_password_cannot_be_told_apart(
     ratio = statistics.median(times[unknown]) / statistics.median(times[known])
     assert 0.5 < ratio < 2.0, times
     await player.close()
+    await stop_accounts(app)
+
+
+async def test_only_a_platform_service_may_name_the_address_it_relays_for(
+    redis_server: EmbeddedRedis, address: str, engine: EngineApp
+) -> None:
+    """A stranger's ``x-forwarded-for`` counts nothing: made-up addresses, bare or with a
+    service token signed by another secret, all spend the caller's own address; the gateway's
+    service token in ``x-maumau-relay`` makes its word on the browser's address count."""
+    app = await start_accounts(
+        redis_server.url,
+        f"127.0.0.1:{engine.port}",
+        sign_ins_per_address=f"{PER_ADDRESS} per minute",
+    )
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{app.port}")
+    stub = accounts_pb2_grpc.AccountsServiceStub(channel)
+    forged = issue_service_token(b"not the platform secret", "gateway")
+    codes = []
+    for n in range(PER_ADDRESS + 1):
+        metadata = client_address() + (((RELAY, forged),) if n % 2 else ())
+        error = await attempt(stub, f"nobody{secrets.token_hex(4)}", "a guess", metadata)
+        codes.append(answer(error)[0])
+    assert codes[:PER_ADDRESS] == [grpc.StatusCode.UNAUTHENTICATED] * PER_ADDRESS
+    assert codes[PER_ADDRESS] == grpc.StatusCode.RESOURCE_EXHAUSTED  # loopback's own limit
+    relayed = ((RELAY, issue_service_token(SECRET, "gateway")),)
+    for _ in range(2):  # each browser its own window, though loopback's is spent
+        error = await attempt(
+            stub, "nobody" + secrets.token_hex(4), "a guess", client_address() + relayed
+        )
+        assert answer(error)[0] == grpc.StatusCode.UNAUTHENTICATED
+    await channel.close()
     await stop_accounts(app)

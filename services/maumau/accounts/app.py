@@ -61,6 +61,7 @@ class AccountsApp(Service):
             settings.sign_ins_per_username,
             settings.sign_ins_per_address,
             settings.relays(),
+            secret,
         )
         party = RelyingParty(
             settings.rp_id,

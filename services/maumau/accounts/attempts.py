@@ -6,8 +6,11 @@ hashed, so a flood past the limit costs no hashing. A username counts whether an
 or not (its folded form), so the limit tells nothing about which names exist. Past a limit:
 RESOURCE_EXHAUSTED with ``retry-after-ms``, when its window resets.
 
-The address is the gRPC peer's host; a trusted relay (``MAUMAU_RATE_EXEMPT_ADDRESSES``, e.g. the
-gateway) may name the client it relays for in the metadata ``x-forwarded-for`` (its first entry).
+The address is the gRPC peer's host. A trusted relay names the client it relays for in the
+metadata ``x-forwarded-for`` (its first entry): a platform service that shows its service token in
+``x-maumau-relay`` (the gateway does, for every browser), or a peer listed in
+``MAUMAU_RATE_EXEMPT_ADDRESSES``. Nobody else's ``x-forwarded-for`` counts, so a stranger cannot
+spread its attempts over addresses it makes up.
 """
 
 from __future__ import annotations
@@ -23,15 +26,35 @@ from limits import RateLimitItem, parse
 from limits.aio.strategies import FixedWindowRateLimiter
 
 from maumau.accounts.errors import AccountExhausted
-from maumau.common.quotas import Network, exempted, limits_storage, peer_host
+from maumau.common import tokens
+from maumau.common.quotas import (
+    FORWARDED_FOR,
+    RELAY,
+    Network,
+    exempted,
+    limits_storage,
+    peer_host,
+)
 
-FORWARDED_FOR = "x-forwarded-for"
+
+def relayed_by_service(context: grpc.aio.ServicerContext[Any, Any], secret: bytes) -> bool:
+    """Whether the call shows a platform service's token in :data:`RELAY`."""
+    for key, value in context.invocation_metadata() or ():
+        if key == RELAY and isinstance(value, str):
+            try:
+                tokens.verify_service_token(secret, value)
+            except tokens.TokenError:
+                return False
+            return True
+    return False
 
 
-def client_address(context: grpc.aio.ServicerContext[Any, Any], relays: Sequence[Network]) -> str:
+def client_address(
+    context: grpc.aio.ServicerContext[Any, Any], relays: Sequence[Network], secret: bytes
+) -> str:
     """The caller's address: the peer's, or what a trusted relay says it relays for."""
     host = peer_host(context)
-    if not exempted(host, relays):
+    if not exempted(host, relays) and not relayed_by_service(context, secret):
         return host
     for key, value in context.invocation_metadata() or ():
         if key == FORWARDED_FOR and isinstance(value, str):
@@ -47,15 +70,21 @@ class Attempts:
     """The sign-in limits of one service replica."""
 
     def __init__(
-        self, client: redis.Redis, per_username: str, per_address: str, relays: Sequence[str]
+        self,
+        client: redis.Redis,
+        per_username: str,
+        per_address: str,
+        relays: Sequence[str],
+        secret: bytes,
     ) -> None:
+        self._secret = secret
         self._limiter = FixedWindowRateLimiter(limits_storage(client))
         self._per_username = parse(per_username)
         self._per_address = parse(per_address)
         self.relays: list[Network] = [ipaddress.ip_network(r, strict=False) for r in relays]
 
     def address(self, context: grpc.aio.ServicerContext[Any, Any]) -> str:
-        return client_address(context, self.relays)
+        return client_address(context, self.relays, self._secret)
 
     async def spend(self, address: str, folded_username: str | None) -> None:
         """Count one sign-in attempt from ``address`` (for ``folded_username``, a password

@@ -29,6 +29,11 @@ from redis.asyncio.cluster import RedisCluster
 from maumau.common.errors import Exhausted
 
 KEY_PREFIX = "quota"
+FORWARDED_FOR = "x-forwarded-for"
+"""Metadata in which a trusted relay names the client it relays for (its first entry)."""
+RELAY = "x-maumau-relay"
+"""Metadata with the service token of a platform service relaying for clients (the gateway's
+calls for browsers): it makes the service's ``x-forwarded-for`` trusted."""
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 

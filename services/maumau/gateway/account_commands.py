@@ -21,7 +21,16 @@ import grpc
 from aiohttp import web
 from google.protobuf.message import Message
 
-from maumau.gateway.context import SETTINGS, UPSTREAMS, address_of, lang_of, reply, session_of
+from maumau.common.quotas import FORWARDED_FOR, RELAY
+from maumau.gateway.context import (
+    RELAY_TOKEN,
+    SETTINGS,
+    UPSTREAMS,
+    address_of,
+    lang_of,
+    reply,
+    session_of,
+)
 from maumau.gateway.inputs import body_of, require_session, timeout_of
 from maumau.gateway.sessions import COOKIE, COOKIE_MAX_AGE
 from maumau.gateway.upstream import Refusal, bearer, from_rpc, localized_text, refusal, to_json
@@ -75,8 +84,12 @@ async def call(
     token: str | None = None,
 ) -> Answer:
     """One call of the Accounts service for this browser: its token (if any), its address (for
-    the service's sign-in limits) and its language."""
-    metadata = [("x-forwarded-for", address_of(request)), ("accept-language", lang_of(request))]
+    the service's sign-in limits, vouched for by the gateway's service token) and its language."""
+    metadata = [
+        (FORWARDED_FOR, address_of(request)),
+        (RELAY, request.app[RELAY_TOKEN]),
+        ("accept-language", lang_of(request)),
+    ]
     if token is not None:
         metadata.extend(bearer(token))
     try:

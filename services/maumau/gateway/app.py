@@ -15,6 +15,7 @@ from weakref import WeakSet
 
 from aiohttp import web
 
+from maumau.common import tokens
 from maumau.gateway import (
     account_commands,
     lobby_commands,
@@ -24,6 +25,7 @@ from maumau.gateway import (
 )
 from maumau.gateway.context import (
     ADDRESS_RATE,
+    RELAY_TOKEN,
     SEATS,
     SECRET,
     SESSION_RATE,
@@ -63,6 +65,7 @@ def create_app(settings: GatewaySettings, secret: bytes) -> web.Application:
     app = web.Application(middlewares=[guard, limits], client_max_size=settings.max_body_bytes)
     app[SETTINGS] = settings
     app[SECRET] = secret
+    app[RELAY_TOKEN] = tokens.issue_service_token(secret, "gateway")
     app[SESSION_RATE] = RateLimiter(settings.rate_per_second, settings.rate_burst)
     app[ADDRESS_RATE] = RateLimiter(settings.address_rate_per_second, settings.address_rate_burst)
     app[SOCKET_COUNTS] = SocketCounts(

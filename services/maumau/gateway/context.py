@@ -23,6 +23,8 @@ SETTINGS = web.AppKey("settings", GatewaySettings)
 UPSTREAMS = web.AppKey("upstreams", Upstreams)
 SEATS = web.AppKey("seats", SeatTokens)
 SECRET = web.AppKey("secret", bytes)
+RELAY_TOKEN = web.AppKey("relay_token", str)
+"""The gateway's service token, shown to services that trust its word on a browser's address."""
 SESSION_RATE = web.AppKey("session_rate", RateLimiter)
 ADDRESS_RATE = web.AppKey("address_rate", RateLimiter)
 SOCKET_COUNTS = web.AppKey("socket_counts", SocketCounts)
