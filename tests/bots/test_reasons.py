@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from pathlib import Path
+from string import Formatter
 
 import grpc
 import pytest
@@ -254,3 +256,19 @@ async def test_hint_in_an_unknown_language_is_refused_clearly(bots):
         await bots.Hint(bots_pb2.HintRequest(view=view, lang="fr"))
     assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "no language 'fr'" in refused.value.details()
+
+
+def test_every_reason_code_is_listed_in_the_proto_with_its_parameters() -> None:
+    """bots.proto's Reason comment is the contract third-party clients render tips from: each
+    code the bots give, with the parameters its English text fills in."""
+    proto = (Path(__file__).parents[2] / "protos" / "maumau" / "v1" / "bots.proto").read_text()
+    listed = {
+        line.split()[1]: line.split()[2:]
+        for line in proto.splitlines()
+        if line.startswith("//   ") and line.split()[1].islower()
+    }
+    for code, text in REASONS["en"].items():
+        assert code in listed, f"{code} is missing from bots.proto's list of reason codes"
+        named = {field.split("_")[0] for _, field, _, _ in Formatter().parse(text) if field}
+        written = {word.strip(",`") for word in listed[code]}
+        assert named <= written, f"{code}: parameters {named - written} not listed in bots.proto"
