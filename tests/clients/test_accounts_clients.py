@@ -67,8 +67,13 @@ async def test_a_personal_access_token_plays_reads_or_is_revoked(everywhere):
     with pytest.raises(MauMauError) as revoked:
         await reader.matches()
     assert revoked.value.status == grpc.StatusCode.UNAUTHENTICATED
-    with pytest.raises(ValueError, match="scope"):
+    with pytest.raises(MauMauError) as not_a_bot:  # bot:play is a bot account's alone
         await player.account.create_access_token("bot", scope="bot:play")
+    assert not_a_bot.value.status == grpc.StatusCode.FAILED_PRECONDITION
+    assert not_a_bot.value.code == "bot_token_not_bot"
+    assert [t.token_id for t in await player.account.access_tokens()] == []
+    with pytest.raises(ValueError, match="scope"):
+        await player.account.create_access_token("admin", scope="admin")
 
 
 async def test_export_then_delete(everywhere):

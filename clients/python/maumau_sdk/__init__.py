@@ -35,12 +35,18 @@ The pieces:
 - :meth:`Platform.hints`: the legal actions ranked by the Bots service, with their reasons
 - :meth:`Platform.leaderboard`, :meth:`Platform.around`, :meth:`Platform.profile`,
   :meth:`Platform.history` (and the same for yourself on :class:`Player`)
+- :meth:`Platform.bot` -> :class:`Bot`: a bot account with its ``bot:play`` token (after
+  ``player.account.become_bot()``): ``bot.events()`` (:class:`AccountEvents`, resumed after a
+  broken stream), :meth:`Bot.keep_in_arena`, challenges (:meth:`Bot.challenge`,
+  :meth:`Bot.accept`, :meth:`Bot.decline` with a reason of :data:`DECLINE_REASONS`) and
+  :meth:`Bot.seat` for each SeatMatchStarted
 - :class:`Tournaments` (``Tournaments.connect(address)``): create, register, follow, standings and
   the yearly championship of East-Frisian tournaments
 """
 
 from maumau.rules import Action, Card, Outcome, Play
 from maumau_sdk.accounts import Account
+from maumau_sdk.arena import DECLINE_REASONS, AccountEvents, Bot
 from maumau_sdk.client import (
     DEFAULT_ACCOUNTS_ADDRESS,
     DEFAULT_ADDRESS,
@@ -50,6 +56,7 @@ from maumau_sdk.client import (
     EventStream,
     Platform,
     Player,
+    ResumingStream,
     RetryPolicy,
     Room,
     Seat,
@@ -88,6 +95,7 @@ from maumau_sdk.values import (
 )
 
 __all__ = [
+    "DECLINE_REASONS",
     "DEFAULT_ACCOUNTS_ADDRESS",
     "DEFAULT_ADDRESS",
     "DEFAULT_BOTS_ADDRESS",
@@ -95,9 +103,11 @@ __all__ = [
     "DEFAULT_RATING_ADDRESS",
     "DEFAULT_TOURNAMENTS_ADDRESS",
     "Account",
+    "AccountEvents",
     "ActResult",
     "Action",
     "ActionLike",
+    "Bot",
     "Card",
     "Event",
     "EventStream",
@@ -117,6 +127,7 @@ __all__ = [
     "Player",
     "Profile",
     "Rating",
+    "ResumingStream",
     "RetryPolicy",
     "Room",
     "RoomSeat",

@@ -23,11 +23,16 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from maumau.v1 import accounts_pb2 as pb
+from maumau.v1 import arena_pb2
 
 if TYPE_CHECKING:
     from maumau_sdk.client import Player
 
-SCOPES = {"play": pb.TOKEN_SCOPE_PLAY, "read": pb.TOKEN_SCOPE_READ}
+SCOPES = {
+    "play": pb.TOKEN_SCOPE_PLAY,
+    "read": pb.TOKEN_SCOPE_READ,
+    "bot:play": pb.TOKEN_SCOPE_BOT_PLAY,
+}
 """The scopes of a personal access token, by the names the CLI and docs use."""
 
 
@@ -96,13 +101,29 @@ class Account:
     async def create_access_token(
         self, name: str, *, scope: str = "play", ttl_days: int = 0
     ) -> tuple[pb.AccessToken, str]:
-        """A personal access token for a script or client (``scope`` "play" or "read"): its
-        listing and the token itself, which is shown this once."""
+        """A personal access token for a script or client (``scope`` "play", "read", or
+        "bot:play" for a bot account's program): its listing and the token itself, which is
+        shown this once."""
         if scope not in SCOPES:
             raise ValueError(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
         request = pb.CreateAccessTokenRequest(name=name, scope=SCOPES[scope], ttl_days=ttl_days)
         reply = await self._send("CreateAccessToken", request, safe=False)
         return reply.token, reply.access_token
+
+    async def become_bot(self) -> None:
+        """Turn this account into a bot account, for good (only one that has played no game
+        may): it plays in the arena with its ``bot:play`` access tokens (:meth:`Platform.bot`)."""
+        platform = self.player.platform
+        token = self.player.token
+        await platform._call(
+            lambda: platform._arena.BecomeBot(
+                arena_pb2.BecomeBotRequest(),
+                metadata=(("authorization", f"Bearer {token}"),),
+                timeout=platform.timeout,
+                wait_for_ready=True,
+            ),
+            safe=True,
+        )
 
     async def access_tokens(self) -> list[pb.AccessToken]:
         """The account's personal access tokens (never the tokens themselves)."""

@@ -28,7 +28,7 @@ import time
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import grpc
 
@@ -38,6 +38,7 @@ from maumau.rules.errors import MESSAGES as RULE_TEXTS
 from maumau.v1 import (
     accounts_pb2,
     accounts_pb2_grpc,
+    arena_pb2_grpc,
     bots_pb2,
     bots_pb2_grpc,
     engine_pb2,
@@ -70,6 +71,9 @@ from maumau_sdk.values import (
     View,
     action_to_pb,
 )
+
+if TYPE_CHECKING:
+    from maumau_sdk.arena import Bot
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 DEFAULT_MATCHMAKING_ADDRESS = "127.0.0.1:50053"
@@ -242,6 +246,11 @@ class Platform:
         return accounts_pb2_grpc.AccountsServiceStub(channel)
 
     @property
+    def _arena(self) -> Any:
+        channel = self._channel_to(self.accounts_address)
+        return arena_pb2_grpc.ArenaServiceStub(channel)
+
+    @property
     def _rating(self) -> Any:
         channel = self._channel_to(self.rating_address)
         return rating_pb2_grpc.RatingServiceStub(channel)
@@ -314,6 +323,13 @@ class Platform:
         )
         signed_in = reply.signed_in
         return Player(self, signed_in.player_id, signed_in.player_token, signed_in.username)
+
+    def bot(self, token: str) -> Bot:
+        """A bot account, from its ``bot:play`` access token: its events, the arena, challenges
+        and the seats it is given (:class:`maumau_sdk.arena.Bot`)."""
+        from maumau_sdk.arena import Bot  # here: the arena module builds on this one
+
+        return Bot(self, token)
 
     def player(self, player_id: str, token: str, name: str = "") -> Player:
         """A player registered before, from its id and the token :meth:`register` gave it."""
@@ -1104,30 +1120,40 @@ class Seat(_Table):
         return await self.view()
 
 
-class EventStream:
-    """An async iterator over a match's events that resumes by itself after a broken
-    connection, from the last event it handed out (``last_id``), so nothing is missed or
-    repeated. ``resumed`` counts the times it had to resume."""
+class ResumingStream(Generic[T]):
+    """An async iterator over a server stream that resumes by itself after a broken connection,
+    from the id of the last message it took (``last_id``), so nothing is missed or repeated.
+    ``resumed`` counts the times it had to resume. A subclass opens the stream (:meth:`_open`)
+    and turns each message into an item (:meth:`_take`)."""
 
-    def __init__(self, platform: Platform, match_id: str, token: str, after: str = "") -> None:
+    stall_seconds: float | None = None
+    """A stream silent for longer is taken for broken and resumed (None: wait for ever)."""
+
+    def __init__(self, platform: Platform, after: str = "") -> None:
         self.platform = platform
-        self.match_id = match_id
         self.last_id = after
         self.resumed = 0
-        self._token = token
-        self._events = self._run()
+        self._items = self._run()
 
-    def __aiter__(self) -> EventStream:
+    def __aiter__(self) -> ResumingStream[T]:
         return self
 
-    async def __anext__(self) -> Event:
-        return await self._events.__anext__()
+    async def __anext__(self) -> T:
+        return await self._items.__anext__()
 
     async def aclose(self) -> None:
         """Stop following (also done when an ``async for`` loop over it is left by break)."""
-        await self._events.aclose()
+        await self._items.aclose()
 
-    async def _run(self) -> AsyncGenerator[Event, None]:
+    def _open(self) -> Any:
+        """The call that streams the messages after ``last_id``."""
+        raise NotImplementedError
+
+    def _take(self, message: Any) -> T | None:
+        """The item of a message (None: nothing to hand out), moving ``last_id`` on."""
+        raise NotImplementedError
+
+    async def _run(self) -> AsyncGenerator[T, None]:
         platform = self.platform
         retry = platform.retry
         attempt = 0
@@ -1135,22 +1161,27 @@ class EventStream:
         while True:
             generation = platform._check_open()
             opened = time.monotonic()
-            call = platform._engine.Follow(
-                engine_pb2.FollowRequest(match_id=self.match_id, after_event_id=self.last_id),
-                metadata=_auth(self._token),
-                wait_for_ready=True,
-            )
+            call = self._open()
             failure: MauMauError | None = None
             try:
-                async for message in call:
+                while True:
+                    async with asyncio.timeout(self.stall_seconds):
+                        message = await call.read()
+                    if message is grpc.aio.EOF:
+                        return  # the server ended the stream
                     attempt, failing_since = 0, None
-                    self.last_id = message.id
-                    yield Event.from_pb(message.event, message.id)
-                return  # the server ended the stream: the match is over
+                    item = self._take(message)
+                    if item is not None:
+                        yield item
             except grpc.aio.AioRpcError as error:
                 failure = MauMauError.from_rpc(error)
                 if error.code() not in RESUMABLE:
                     raise failure from error
+            except TimeoutError:
+                failure = MauMauError(
+                    grpc.StatusCode.UNAVAILABLE,
+                    f"the stream was silent for {self.stall_seconds} seconds",
+                )
             except asyncio.CancelledError:
                 platform._raise_unless_replaced(generation)
             finally:
@@ -1161,13 +1192,34 @@ class EventStream:
             remaining = retry.resume_within - (now - failing_since)
             if remaining <= 0:
                 raise failure or MauMauError(
-                    grpc.StatusCode.UNAVAILABLE, "the event stream could not be resumed"
+                    grpc.StatusCode.UNAVAILABLE, "the stream could not be resumed"
                 )
             if failure is not None:
                 await asyncio.sleep(min(retry.delay(attempt), remaining))
                 attempt += 1
                 await platform.wait_ready(max(remaining - retry.delay(attempt), 0.1))
             self.resumed += 1
+
+
+class EventStream(ResumingStream[Event]):
+    """A match's events (:meth:`Seat.events`), resumed after a broken connection from the last
+    event it handed out; it ends when the match is over."""
+
+    def __init__(self, platform: Platform, match_id: str, token: str, after: str = "") -> None:
+        self.match_id = match_id
+        self._token = token
+        super().__init__(platform, after)
+
+    def _open(self) -> Any:
+        return self.platform._engine.Follow(
+            engine_pb2.FollowRequest(match_id=self.match_id, after_event_id=self.last_id),
+            metadata=_auth(self._token),
+            wait_for_ready=True,
+        )
+
+    def _take(self, message: Any) -> Event:
+        self.last_id = message.id
+        return Event.from_pb(message.event, message.id)
 
 
 def _ladder(bots: bool) -> rating_pb2.Ladder:
