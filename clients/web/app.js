@@ -1,6 +1,7 @@
 // The page: the front page (a table in one click: against the computer, with a friend, ranked),
 // rooms, the table, the summary, profile and leaderboards, tournaments, and a page for paths and
-// links that lead nowhere. Paths: /, /room/CODE, /play?match=ID, /profile, /leaderboard,
+// links that lead nowhere. Paths: /, /room/CODE, /play?match=ID, /solo (a solo match played in
+// the page, solo.js), /profile, /leaderboard,
 // /tournaments, /tournament/ID, and the account's (account.js): /sign-up, /sign-in, /account,
 // /auth/callback.
 
@@ -9,6 +10,7 @@ import { ApiError, Live, del, get, post } from "./api.js";
 import { cardElement, deckOf, installSprite } from "./cards.js";
 import { $, applyMotion, fill, motionSetting, setMotion } from "./dom.js";
 import { cardName, lang, levelName, presetName, rulesetName, setLanguage, t } from "./i18n.js";
+import { LocalMatch, forgetMatch, keptMatch, newMatch, soloFiles } from "./solo.js";
 import { Table, checkFairness, dealConstants, missing } from "./table.js";
 import { stopTournaments, tournamentPage, tournamentsPage } from "./tournaments.js";
 
@@ -171,7 +173,7 @@ function leaveScreens() {
   state.room = null;
 }
 
-const KNOWN = [/^\/$/, /^\/rooms$/, /^\/queue$/, /^\/learn$/, /^\/play$/, /^\/profile$/, /^\/leaderboard$/,
+const KNOWN = [/^\/$/, /^\/rooms$/, /^\/queue$/, /^\/learn$/, /^\/play$/, /^\/solo$/, /^\/profile$/, /^\/leaderboard$/,
   /^\/tournaments$/, /^\/room\/[^/]+$/, /^\/tournament\/[^/]+$/, /^\/sign-up$/, /^\/sign-in$/, /^\/account$/,
   /^\/auth\/callback$/];
 
@@ -208,6 +210,7 @@ async function route() {
       const match = new URLSearchParams(location.search).get("match");
       if (match) return await openTable(match);
     }
+    if (path === "/solo") return await openSolo();
     if (path === "/profile") return await profile();
     if (path === "/leaderboard") return await leaderboard();
     if (path === "/sign-up") return signUpPage(main, accountContext());
@@ -312,7 +315,10 @@ async function start(mode, preset) {
   const options = loadOptions();
   const ruleset = rulesetOf(preset, options);
   try {
-    if (mode === "computer") {
+    if (mode === "computer" && (await soloFiles()).available) {
+      newMatch({ ruleset: rulesetText(ruleset), seats: soloSeats(preset, options), level: options.level, name: state.me.name });
+      go("/solo");
+    } else if (mode === "computer") {
       const seats = soloSeats(preset, options);
       const nonce = randomNonce();
       // The deck's order is fetched (or found kept) before the nonce goes out: see dealConstants.
@@ -514,13 +520,51 @@ async function openTable(matchId) {
   }
 }
 
+// The solo match kept in this browser, played in the page; the first one waits for Pyodide.
+async function openSolo() {
+  if (!keptMatch()) return frontPage();
+  const holder = $("div", { id: "solo-table", "data-solo": "device" });
+  const loading = $("p", { class: "solo-loading", role: "status", text: t("solo_loading") });
+  fill(main, fill(holder, loading));
+  let backend;
+  try {
+    backend = await new LocalMatch().open();
+  } catch (error) {
+    fill(holder, $("section", { class: "panel nowhere" },
+      $("h1", { text: t("solo_failed_title") }),
+      $("p", { text: t("solo_failed", { error: error.message }) }),
+      $("p", {}, $("a", { href: "/", class: "button", onclick: (e) => { e.preventDefault(); go("/"); } }, t("to_front_page")))));
+    if (error.code) forgetMatch(); // a kept record the rules core refuses is of no more use
+    return;
+  }
+  if (!holder.isConnected) return;
+  const tableRoot = $("div", { class: "table-root" });
+  fill(holder, tableRoot);
+  const table = new Table(tableRoot, live, announce, { backend, onOver: (done) => soloSummary(done, holder), tips, onDecision: decided });
+  state.table = table;
+  await table.start();
+}
+
+// The end of a solo match: its scores, and the same table again. It was dealt and played on
+// this device, so there is no deal for the server to prove and no XP from the server.
+function soloSummary(table, holder) {
+  forgetMatch();
+  const { preset, options } = table.info.ruleset;
+  const again = () => {
+    newMatch({ ruleset: rulesetText({ preset, options }), seats: table.info.seats, level: table.info.level, name: state.me.name });
+    route();
+  };
+  summaryPanel(table, holder, {
+    fairness: [$("p", { class: "solo-note", id: "solo-note", text: t("solo_no_xp") })],
+    again: $("div", { class: "actions" },
+      $("button", { type: "button", id: "new-match", class: "primary", onclick: again }, t("play_again")),
+      $("a", { href: "/", class: "button", id: "front-page", onclick: (e) => { e.preventDefault(); go("/"); } }, t("to_front_page"))),
+    verdict: t("solo_no_xp"),
+  });
+}
+
 async function summary(table, holder, inRoom, tournament = null) {
   const v = table.view || { seat: -1 };
-  const over = table.over || (table.info && table.info.outcome) || { winners: [], totals: [] };
-  const winners = over.winners || [];
-  const seats = (table.view ? table.view.hand_sizes : []).map((_, seat) => seat);
-  const rows = table.rounds.map((r) => $("tr", {}, $("th", { scope: "row", text: String(r.round) }), ...seats.map((s) => $("td", { text: String(r.points[s] ?? "") }))));
-  const totals = over.totals && over.totals.length ? over.totals : (table.rounds.at(-1) || {}).totals || [];
   const seatCount = table.view ? table.view.hand_sizes.length : 0;
   const deal = table.view ? await dealConstants(table.view.ruleset, seatCount).catch(() => null) : null;
   const fairness = await checkFairness({
@@ -528,16 +572,6 @@ async function summary(table, holder, inRoom, tournament = null) {
     events: table.events, seats: seatCount, deal,
   });
   const watching = v.seat === undefined || v.seat < 0;
-  const won = winners.includes(v.seat);
-  const lastRound = table.rounds.at(-1);
-  const last = table.lastPlay;
-  const finisher = lastRound ? lastRound.winner : last ? last.seat : null;
-  const winning = last && finisher !== null && last.seat === finisher
-    ? $("p", { class: "winning-card" },
-      cardElement(last.card, table.deck, { class: "small" }),
-      $("span", { text: finisher === v.seat ? t("you_went_out", { card: cardName(last.card) }) : t("went_out", { who: table.name(finisher), card: cardName(last.card) }) }))
-    : null;
-  const rating = $("div", { class: "xp", "aria-live": "polite", text: watching ? "" : t("waiting_rating") });
   const again = inRoom
     ? $("div", { class: "actions" }, $("p", { text: t("next_match") }),
       $("button", { type: "button", id: "next-match", class: "primary", hidden: state.room && state.room.match_id !== table.matchId ? null : "hidden",
@@ -549,6 +583,35 @@ async function summary(table, holder, inRoom, tournament = null) {
           !watching && table.info && !table.info.ranked ? $("button", { type: "button", id: "new-match", class: "primary", onclick: () => playAgain(table) }, t("play_again")) : null,
           $("a", { href: "/", class: "button", id: "front-page", onclick: (e) => { e.preventDefault(); go("/"); } }, t("to_front_page")),
         ]);
+  const rating = $("div", { class: "xp", "aria-live": "polite", text: watching ? "" : t("waiting_rating") });
+  summaryPanel(table, holder, {
+    fairness: [rating, $("h3", { text: t("fair_check") }),
+      $("ul", { class: `fairness ${fairness.ok ? "ok" : "bad"}`, id: "fairness" }, fairness.lines.map((line) => $("li", { text: line })))],
+    again,
+    verdict: fairness.lines.at(-1),
+  });
+  if (!watching) showXp(table, rating);
+}
+
+// The summary of a match over: who won, the card that went out, the scores per round, then
+// what the caller adds (the XP and the fair-deal check, or a solo match's note) and what next.
+function summaryPanel(table, holder, { fairness, again, verdict }) {
+  const v = table.view || { seat: -1 };
+  const over = table.over || (table.info && table.info.outcome) || { winners: [], totals: [] };
+  const winners = over.winners || [];
+  const seats = (table.view ? table.view.hand_sizes : []).map((_, seat) => seat);
+  const rows = table.rounds.map((r) => $("tr", {}, $("th", { scope: "row", text: String(r.round) }), ...seats.map((s) => $("td", { text: String(r.points[s] ?? "") }))));
+  const totals = over.totals && over.totals.length ? over.totals : (table.rounds.at(-1) || {}).totals || [];
+  const watching = v.seat === undefined || v.seat < 0;
+  const won = winners.includes(v.seat);
+  const lastRound = table.rounds.at(-1);
+  const last = table.lastPlay;
+  const finisher = lastRound ? lastRound.winner : last ? last.seat : null;
+  const winning = last && finisher !== null && last.seat === finisher
+    ? $("p", { class: "winning-card" },
+      cardElement(last.card, table.deck, { class: "small" }),
+      $("span", { text: finisher === v.seat ? t("you_went_out", { card: cardName(last.card) }) : t("went_out", { who: table.name(finisher), card: cardName(last.card) }) }))
+    : null;
   const panel = $("section", { class: `summary panel${won ? " won" : ""}`, id: "summary", "aria-labelledby": "summary-title" },
     $("h2", { id: "summary-title", tabindex: "-1", text: t("match_over") }),
     $("p", { class: "result", text: watching ? t("winners", { names: winners.map((s) => table.name(s)).join(", ") }) : won ? t("you_won") : t("you_lost") }),
@@ -561,17 +624,14 @@ async function summary(table, holder, inRoom, tournament = null) {
       $("thead", {}, $("tr", {}, $("th", { scope: "col", text: t("round_column") }), ...seats.map((s) => $("th", { scope: "col", class: winners.includes(s) ? "winner" : null, text: table.name(s) })))),
       $("tbody", {}, rows),
       $("tfoot", {}, $("tr", {}, $("th", { scope: "row", text: t("total") }), ...seats.map((s) => $("td", { class: winners.includes(s) ? "winner" : null, text: String(totals[s] ?? "") })))))),
-    rating,
-    $("h3", { text: t("fair_check") }),
-    $("ul", { class: `fairness ${fairness.ok ? "ok" : "bad"}`, id: "fairness" }, fairness.lines.map((line) => $("li", { text: line }))),
+    ...fairness,
     again);
   const old = holder.querySelector("#summary");
   if (old) old.remove();
   holder.append(panel);
-  announce(`${t("match_over")}. ${fairness.lines.at(-1)}`);
+  announce(`${t("match_over")}. ${verdict}`);
   panel.querySelector("h2").focus({ preventScroll: true });
   panel.scrollIntoView({ block: "start", behavior: "auto" });
-  if (!watching) showXp(table, rating);
 }
 
 // The same table again: the rule system, the computers and their level of the match just over.

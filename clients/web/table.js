@@ -1,5 +1,5 @@
-// The table of one match: the server sends the state (the seat's view, events), the page draws
-// it. Which cards and moves are legal comes from the view's `legal` list alone.
+// The table of one match: its backend sends the state (the seat's view, events), the page draws
+// it: the gateway for a match on the server, the rules core in the page for a solo match. Which cards and moves are legal comes from the view's `legal` list alone.
 //
 // The seats sit around an oval table, the page's own seat at the bottom with its hand fanned;
 // the draw pile and the discard pile lie in the middle with the suit or colour to serve on them.
@@ -91,12 +91,39 @@ export function seatPlaces(count, bottomTaken) {
   return places;
 }
 
-export class Table {
-  constructor(root, live, announce, { matchId, onOver, tips, onDecision }) {
-    this.root = root;
-    this.live = live;
-    this.announce = announce;
+// The table's backend for a match on the server: the gateway's commands, and the live feed
+// (whose frames the page hands to the table). A match played in the page has its own backend
+// with the same calls (LocalMatch, solo.js).
+export class ServerMatch {
+  constructor(matchId, live) {
     this.matchId = matchId;
+    this.live = live;
+    this.local = false;
+    this.endEvent = "seed_revealed"; // the last event of a match: its seed, for the fair-deal check
+  }
+
+  path(tail = "") { return `/api/matches/${encodeURIComponent(this.matchId)}${tail}`; }
+  info() { return get(this.path()); }
+  view() { return get(this.path("/view")); }
+  act(text) { return post(this.path("/act"), { request_id: requestId(), action: text }); }
+  tips() { return post(this.path("/tips")); }
+
+  // Every event from the first: a table drawn again (another language, Back) keeps the
+  // match's history and the fair-deal check has every card. The page routes the frames.
+  follow() {
+    this.live.forget(this.matchId);
+    this.live.follow(`match:${this.matchId}`, { match_id: this.matchId });
+  }
+
+  unfollow() { this.live.unfollow(`match:${this.matchId}`); }
+}
+
+export class Table {
+  constructor(root, live, announce, { matchId, backend, onOver, tips, onDecision }) {
+    this.root = root;
+    this.announce = announce;
+    this.backend = backend || new ServerMatch(matchId, live);
+    this.matchId = this.backend.matchId;
     this.onOver = onOver;
     this.tips = tips || { on: () => false, left: () => 0 };
     this.onDecision = onDecision || (() => {});
@@ -131,13 +158,10 @@ export class Table {
   async start() {
     // Keys from the first moment: the handler waits for a view itself.
     document.addEventListener("keydown", this.onKey);
-    this.info = await get(`/api/matches/${encodeURIComponent(this.matchId)}`);
+    this.info = await this.backend.info();
     await this.fetchView();
-    // Every event from the first: a table drawn again (another language, Back) keeps the
-    // match's history and the fair-deal check has every card.
-    this.live.forget(this.matchId);
     this.quiet();
-    this.live.follow(`match:${this.matchId}`, { match_id: this.matchId });
+    this.backend.follow((event, id) => this.onEvent(event, id));
   }
 
   stop() {
@@ -145,7 +169,7 @@ export class Table {
     clearTimeout(this.refreshTimer);
     clearTimeout(this.quietTimer);
     document.removeEventListener("keydown", this.onKey);
-    this.live.unfollow(`match:${this.matchId}`);
+    this.backend.unfollow();
     this.stopped = true;
   }
 
@@ -185,7 +209,7 @@ export class Table {
       const [kind, body] = Object.entries(event)[0] || [];
       if (kind) this.story.add(kind, body);
     }
-    if (this.seed) this.finish();
+    if (this.ended) this.finish();
     else {
       this.render();
       this.refresh();
@@ -213,6 +237,7 @@ export class Table {
     if (kind === "match_over") this.over = body;
     if (kind === "played") this.lastPlay = body;
     if (kind === "turn_started") this.turnStarted = Date.now();
+    if (kind === this.backend.endEvent) this.ended = true;
     if (this.catchingUp) {
       this.quiet();
       return;
@@ -220,7 +245,7 @@ export class Table {
     const words = this.story.add(kind, body);
     if (words) this.announce(words);
     this.move(kind, body);
-    if (kind === "seed_revealed") {
+    if (this.ended) {
       this.finish();
       return;
     }
@@ -244,7 +269,7 @@ export class Table {
     try {
       do {
         this.again = false;
-        const view = await get(`/api/matches/${encodeURIComponent(this.matchId)}/view`);
+        const view = await this.backend.view();
         if (!this.view || Number(view.version) >= Number(this.view.version)) this.show(view);
       } while (this.again);
     } catch (error) {
@@ -266,7 +291,7 @@ export class Table {
     this.keepFocus = this.root.contains(document.activeElement) || this.keepFocus;
     this.render();
     try {
-      const answer = await post(`/api/matches/${encodeURIComponent(this.matchId)}/act`, { request_id: requestId(), action: text });
+      const answer = await this.backend.act(text);
       if (action.play) this.callOn = false;
       // Taking a penalty is a draw, sitting a skip out a pass: each a decision the tips count.
       if (action.play || ["draw", "pass", "accept"].includes(text)) this.onDecision(action);
@@ -291,7 +316,7 @@ export class Table {
     }
     const version = this.view.version;
     try {
-      const answer = await post(`/api/matches/${encodeURIComponent(this.matchId)}/tips`);
+      const answer = await this.backend.tips();
       if (Number(this.view.version) !== Number(version) || Number(answer.version) !== Number(version)) return;
       const best = answer.actions[0];
       if (best) {
@@ -884,8 +909,8 @@ export class Table {
     clearTimeout(this.refreshTimer);
     clearInterval(this.timer);
     document.removeEventListener("keydown", this.onKey);
-    this.info = await get(`/api/matches/${encodeURIComponent(this.matchId)}`).catch(() => this.info);
-    const view = await get(`/api/matches/${encodeURIComponent(this.matchId)}/view`).catch(() => null);
+    this.info = await this.backend.info().catch(() => this.info);
+    const view = await this.backend.view().catch(() => null);
     if (view) this.view = view;
     this.render();
     this.onOver(this);

@@ -156,6 +156,10 @@ class Solo:
     def view_json(self) -> str:
         return json.dumps(view_json(self.player_view(), self.seat_info(), self.version))
 
+    def events_json(self) -> str:
+        """Every event so far, as the player saw them."""
+        return json.dumps(self.events)
+
     def info_json(self) -> str:
         """The match as the page's table reads it from the gateway's match info."""
         preset, *options = self.ruleset.text.split(" ")

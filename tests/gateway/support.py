@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import secrets
+import subprocess
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import aiohttp
 import grpc
+import pytest
 import redis.asyncio
 from aiohttp import web
 
@@ -23,7 +27,7 @@ from maumau.common.tokens import issue_player_token
 from maumau.engine.app import EngineApp
 from maumau.engine.matches import EngineSettings
 from maumau.gateway.app import create_app
-from maumau.gateway.settings import GatewaySettings
+from maumau.gateway.settings import PYODIDE_DIR, SOURCE_TREE, GatewaySettings
 from maumau.matchmaking.app import MatchmakingApp
 from maumau.rating.app import RatingApp
 from maumau.rating.settings import Settings as RatingSettings
@@ -32,6 +36,7 @@ from maumau.v1 import tournaments_pb2, tournaments_pb2_grpc
 from tests.accounts.support import start_accounts
 from tests.matchmaking.support import fast
 from tests.support.engine import SECRET, engine_config, generous
+from tests.support.programs import require
 from tests.tournaments.support import start_tournaments
 
 
@@ -61,6 +66,7 @@ class Platform:
             tournaments_address=f"127.0.0.1:{self.tournaments.port}",
             accounts_address=f"127.0.0.1:{self.accounts.port}",
             grace_seconds=2.0,
+            pyodide_dir="",  # solo on the server; test_browser_solo.py plays it in the page
         )
         return base.model_copy(update=changes)
 
@@ -197,3 +203,26 @@ async def organizer(services: Platform) -> AsyncIterator[Organizer]:
         yield Organizer(tournaments_pb2_grpc.TournamentsServiceStub(channel), channel, token)
     finally:
         await channel.close()
+
+
+NPM_FOLDER = SOURCE_TREE / PYODIDE_DIR.parents[1]
+"""clients/pyodide, whose committed package-lock.json pins the pyodide npm package."""
+
+
+def installed_pyodide() -> Path:
+    """Pyodide's npm package, installed with ``npm ci`` when missing (skipped naming it when
+    that cannot be done, failed under MAUMAU_TEST_REQUIRE_ALL=1)."""
+    if not (SOURCE_TREE / PYODIDE_DIR / "pyodide.asm.wasm").is_file():
+        done = subprocess.run(
+            [require("npm", "npm"), "ci", "--no-audit", "--no-fund"],
+            cwd=NPM_FOLDER,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        if done.returncode != 0:
+            message = f"the npm package pyodide is not installed: {done.stderr.strip()[-500:]}"
+            if os.environ.get("MAUMAU_TEST_REQUIRE_ALL") == "1":
+                pytest.fail(message)
+            pytest.skip(message)
+    return SOURCE_TREE / PYODIDE_DIR

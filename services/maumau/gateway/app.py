@@ -21,6 +21,7 @@ from maumau.gateway import (
     lobby_commands,
     match_commands,
     player_commands,
+    solo_files,
     tournament_commands,
 )
 from maumau.gateway.context import (
@@ -123,6 +124,7 @@ def create_app(settings: GatewaySettings, secret: bytes) -> web.Application:
     app.router.add_get("/api/tournaments/{tournament_id}/seat", tournament_commands.tournament_seat)
     app.router.add_get("/api/championship", tournament_commands.championship)
     account_commands.add_routes(app)
+    solo_files.add_routes(app, settings.pyodide_folder)
     app.router.add_static("/static/", WEB_ROOT, follow_symlinks=False, append_version=False)
     return app
 

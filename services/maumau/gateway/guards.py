@@ -35,6 +35,10 @@ CONTENT_SECURITY_POLICY = (
     "connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; "
     "form-action 'self'; frame-ancestors 'none'"
 )
+SOLO_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.replace(
+    "script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'"
+)
+"""The solo worker's policy: Pyodide compiles its WebAssembly there, and only there."""
 SECURITY_HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
     "X-Content-Type-Options": "nosniff",
@@ -60,7 +64,7 @@ def is_lost_page(request: web.Request, error: web.HTTPException) -> bool:
     return (
         error.status == 404
         and request.method in ("GET", "HEAD")
-        and not request.path.startswith(("/api/", "/static/", "/ws"))
+        and not request.path.startswith(("/api/", "/static/", "/solo/", "/ws"))
     )
 
 
@@ -101,6 +105,8 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
         response = reply(refused.body(), 500)
     if not response.prepared:
         response.headers.update(SECURITY_HEADERS)
+        if request.path.startswith("/solo/"):
+            response.headers["Content-Security-Policy"] = SOLO_CONTENT_SECURITY_POLICY
         if request.path.startswith("/api/"):
             response.headers["Cache-Control"] = "no-store"
         elif isinstance(response, web.FileResponse) and compressible(request.path):

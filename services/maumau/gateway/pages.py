@@ -20,6 +20,7 @@ PAGES = (
     "/",
     "/room/{code}",
     "/play",
+    "/solo",
     "/rooms",
     "/queue",
     "/profile",

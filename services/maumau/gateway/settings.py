@@ -4,12 +4,17 @@ message naming it and what it accepts."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import Field
 
 from maumau.common.config import SERVICE_PORTS
 from maumau.common.settings import TokenSettings, metrics_port, service_config
 
 GATEWAY_PORT, GATEWAY_METRICS_PORT = 8080, 9106
+SOURCE_TREE = Path(__file__).resolve().parents[3]
+PYODIDE_DIR = Path("clients", "pyodide", "node_modules", "pyodide")
+"""Where `npm ci` in clients/pyodide puts Pyodide, from the source tree's root."""
 
 
 def _address(service: str) -> str:
@@ -81,9 +86,19 @@ class GatewaySettings(TokenSettings):
     follows_per_socket: int = Field(
         4, ge=1, le=64, description="matches, rooms and tickets one WebSocket follows at once"
     )
+    pyodide_dir: str = Field(
+        PYODIDE_DIR.as_posix(),
+        description="the `pyodide` npm package's folder (a relative one from the source tree's "
+        "root), whose files let the page play solo matches on the device; without them (or "
+        "empty) solo matches are played on the server",
+    )
     upstream_timeout_seconds: float = Field(
         10.0, gt=0, le=120, description="the longest one call to a service may take"
     )
+
+    @property
+    def pyodide_folder(self) -> Path | None:
+        return SOURCE_TREE / self.pyodide_dir if self.pyodide_dir else None
 
     @property
     def allowed_origins(self) -> frozenset[str]:

@@ -1,0 +1,100 @@
+"""Solo play on the device in Chromium: with Pyodide served, a match against the computers runs
+in the page with the platform's own rules core and bot levels, plays to its end with the network
+cut after it started, and a reload resumes it from the page's own storage at the same hand and
+turn; without Pyodide the same tile plays on the server as before (docs/playing.md, "Solo on
+your device")."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from playwright.async_api import Browser, BrowserContext
+
+from tests.gateway.browser import Player, new_context
+from tests.gateway.support import Gateway, Platform, installed_pyodide, start_gateway
+
+
+@pytest.fixture(scope="module")
+async def solo_gateway(services: Platform) -> AsyncIterator[Gateway]:
+    started = await start_gateway(services.settings(pyodide_dir=str(installed_pyodide())))
+    yield started
+    await started.stop()
+
+
+@pytest.fixture
+async def context(browser: Browser) -> AsyncIterator[BrowserContext]:
+    opened = await new_context(
+        browser, locale="en-GB", viewport={"width": 1280, "height": 800}, reduced_motion="reduce"
+    )
+    yield opened
+    await opened.close()
+
+
+async def solo_player(context: BrowserContext, gateway: Gateway, requests: list[str]) -> Player:
+    player = await Player.open(context, gateway.url)
+    player.page.on("request", lambda request: requests.append(request.url))
+    await player.sign_in("Ada")
+    await player.page.wait_for_selector("#play-now .tile")
+    return player
+
+
+def match_calls(requests: list[str]) -> list[str]:
+    return [url for url in requests if "/api/play" in url or "/api/matches/" in url]
+
+
+async def test_a_solo_match_is_played_in_the_page_to_its_end_with_the_network_cut(
+    context: BrowserContext, solo_gateway: Gateway
+) -> None:
+    requests: list[str] = []
+    player = await solo_player(context, solo_gateway, requests)
+    await player.play_now("classic", computers=2, level="heuristic")
+    assert player.page.url.endswith("/solo")
+    await player.page.locator("#solo-table[data-solo=device] .table").wait_for()
+    assert await player.page.locator(".seats .seat").count() == 2
+    await context.set_offline(True)
+    offline_from = len(requests)
+    moves = await player.play_to_end(timeout=120)
+    summary = player.page.locator("#summary")
+    assert "no XP" in await summary.locator("#solo-note").inner_text()
+    assert await summary.locator("#fairness").count() == 0
+    assert moves > 0
+    assert requests[offline_from:] == [], "the page asked the network while playing"
+    assert match_calls(requests) == [], "a solo match on the device never reaches the engine"
+    await context.set_offline(False)
+    await summary.locator("#new-match").click()
+    await player.page.locator(".table").wait_for()
+    assert await player.page.locator("#summary").count() == 0
+
+
+async def test_a_reload_resumes_the_solo_match_at_the_same_hand_and_turn(
+    context: BrowserContext, solo_gateway: Gateway
+) -> None:
+    requests: list[str] = []
+    player = await solo_player(context, solo_gateway, requests)
+    await player.play_now("colour", computers=3, level="random")
+    for _ in range(4):
+        await player.page.locator(".table[data-turn='0']").wait_for(timeout=20_000)
+        await player.step()
+    await player.page.locator(".table[data-turn='0']").wait_for(timeout=20_000)
+    hand, version = await player.hand(), await player.version()
+    history = await player.page.locator(".history-lines li").all_inner_texts()
+    await player.page.reload()
+    await player.page.locator(".table[data-turn='0']").wait_for(timeout=30_000)
+    assert await player.hand() == hand
+    assert await player.version() == version
+    assert await player.page.locator(".history-lines li").all_inner_texts() == history
+    assert match_calls(requests) == []
+
+
+async def test_without_pyodide_the_computer_tile_plays_on_the_server_as_before(
+    context: BrowserContext, gateway: Gateway
+) -> None:
+    requests: list[str] = []
+    player = await solo_player(context, gateway, requests)
+    await player.play_now("classic", computers=1)
+    assert "/play?match=" in player.page.url
+    assert not [url for url in requests if "/solo/" in url]
+    assert await player.page.locator("#errors").is_hidden()
+    await player.play_to_end()
+    await player.page.locator("#fairness").wait_for()
