@@ -39,6 +39,7 @@ from maumau.v1 import (
     accounts_pb2,
     accounts_pb2_grpc,
     arena_pb2,
+    arena_pb2_grpc,
     bots_pb2,
     engine_pb2,
     game_pb2,
@@ -160,7 +161,8 @@ async def _credentials(channel: grpc.aio.Channel) -> tuple[list[str], list[str]]
 
 
 async def _account_tokens(engine: grpc.aio.Channel, accounts: str) -> tuple[list[str], list[str]]:
-    """An account's username and its tokens: a session's, and access tokens of each scope."""
+    """An account's username and its tokens: a session's, and access tokens of each scope; a
+    bot account's bot:play token, which the arena's calls take."""
     register = engine.unary_unary(
         "/maumau.v1.PlayersService/Register",
         request_serializer=players_pb2.RegisterRequest.SerializeToString,
@@ -181,11 +183,27 @@ async def _account_tokens(engine: grpc.aio.Channel, accounts: str) -> tuple[list
             )
             for scope in (accounts_pb2.TOKEN_SCOPE_READ, accounts_pb2.TOKEN_SCOPE_PLAY)
         ]
+        robot = await register(players_pb2.RegisterRequest(name="Hostile bot"))
+        robot_claimed = await stub.Claim(
+            accounts_pb2.ClaimRequest(username="hostilebot", password="hostile passphrase"),
+            metadata=tokens.bearer_metadata(robot.player_token),
+        )
+        robot_session = tokens.bearer_metadata(robot_claimed.signed_in.player_token)
+        await arena_pb2_grpc.ArenaServiceStub(channel).BecomeBot(
+            arena_pb2.BecomeBotRequest(), metadata=robot_session
+        )
+        bot_play = await stub.CreateAccessToken(
+            accounts_pb2.CreateAccessTokenRequest(
+                name="hostile", scope=accounts_pb2.TOKEN_SCOPE_BOT_PLAY
+            ),
+            metadata=robot_session,
+        )
     player_id = registered.player_id
-    return ["hostile", made[0].token.token_id, claimed.signed_in.session_id], [
+    return ["hostile", made[0].token.token_id, claimed.signed_in.session_id, robot.player_id], [
         session,
         *(answer.access_token for answer in made),
         tokens.issue_player_token(SECRET, player_id, scope=tokens.Scope.BOT_PLAY, session="x"),
+        bot_play.access_token,  # a bot account's: past the arena's door
     ]
 
 

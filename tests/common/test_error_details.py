@@ -14,11 +14,12 @@ from google.rpc import error_details_pb2, status_pb2
 from redis import exceptions
 
 from maumau.accounts import errors as accounts_errors
-from maumau.common import error_codes, errors
+from maumau.common import daily_limits, error_codes, errors
 from maumau.common.error_codes import MESSAGES, REASON, preferred_language, reason_of, reason_table
 from maumau.common.errors import DOMAIN, Exhausted, Refused, refused, rich_status, status_for
 from maumau.common.redis_client import ReplicationShortfall, StoreError
 from maumau.common.tokens import TokenError, WrongKind
+from maumau.matchmaking import errors as matchmaking_errors
 from maumau.matchmaking.tickets import LiveTicket
 from maumau.rules import errors as rules_errors
 from maumau.v1 import engine_pb2, game_pb2
@@ -29,17 +30,19 @@ TABLES = {
     "rules": rules_errors.MESSAGES,
     "services": MESSAGES,
     "accounts": accounts_errors.MESSAGES,
+    "matchmaking": matchmaking_errors.MESSAGES,
 }
 LIVE_TICKET = LiveTicket("{player_id}", "{ticket_id}")
 SERVICES = [
     (accounts_errors.MESSAGES, accounts_errors.STATUS),
+    (matchmaking_errors.MESSAGES, matchmaking_errors.STATUS),
     (
         {"en": {LIVE_TICKET.code: LIVE_TICKET.message}},
         {LIVE_TICKET.code: grpc.StatusCode.FAILED_PRECONDITION},
     ),
 ]
-"""The services' codes beside the rules core's and common.error_codes': the Accounts service's, and
-the matchmaker's one (a second live ticket, in English only)."""
+"""The services' codes beside the rules core's and common.error_codes': the Accounts service's, the
+matchmaker's arena refusals, and its one more (a second live ticket, in English only)."""
 
 
 def details(status: status_pb2.Status) -> dict[str, object]:
@@ -226,5 +229,5 @@ def test_the_docs_list_every_reason_with_what_to_do() -> None:
 
 
 def test_the_examples_in_the_docstrings_hold() -> None:
-    for module in (error_codes, errors, sdk_errors):
+    for module in (error_codes, errors, sdk_errors, matchmaking_errors, daily_limits):
         assert doctest.testmod(module).failed == 0, module.__name__

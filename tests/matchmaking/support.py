@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import grpc
 import redis.asyncio
 
+from maumau.common import account_events
 from maumau.common.config import ServiceConfig
 from maumau.common.redis_client import connect
 from maumau.common.tokens import issue_player_token
@@ -194,3 +195,12 @@ class Engine:
 
     async def close(self) -> None:
         await self.channel.close()
+
+
+async def listening(client: redis.asyncio.Redis, *bots: str) -> None:
+    """Mark each bot's event stream open for ten minutes, as an Accounts replica does while it
+    holds one (``online:{<bot>}``, :func:`maumau.common.account_events.online`)."""
+    for bot in bots:
+        key = account_events.online_key(bot)
+        await client.zadd(key, {"test": 10**15})
+        await client.expire(key, 600)

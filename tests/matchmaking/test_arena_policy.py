@@ -31,6 +31,7 @@ entries = st.builds(
     rating=st.floats(-20, 40),
     matches_today=st.integers(0, 7),
     paused_until=st.sampled_from([0.0, NOW - 1, NOW + 1]),
+    online=st.booleans(),
 )
 
 
@@ -42,7 +43,8 @@ def test_doctests() -> None:
 @given(st.lists(entries, max_size=30))
 def test_every_table_seats_only_willing_bots_once_at_a_size_they_take(pool) -> None:
     """Each bot at one table at most, every seat a bot's of the pool (no filler), all of one
-    preset at a size each of them asked for; a paused bot, or one at its daily limit, never."""
+    preset at a size each of them asked for; a paused bot, one at its daily limit or one whose
+    event stream is closed, never."""
     tables = arena_tables(pool, RULES, NOW)
     seated = [player for table in tables for player, _ in table.seating]
     assert len(seated) == len(set(seated))
@@ -97,6 +99,8 @@ def test_the_daily_limit_and_a_pause_keep_a_bot_out() -> None:
     assert len(arena_tables([partner, one_left], RULES, NOW)) == 1
     pause_over = ArenaEntry("z", "classic", (2,), 0.0, paused_until=NOW)
     assert len(arena_tables([partner, pause_over], RULES, NOW)) == 1
+    deaf = ArenaEntry("d", "classic", (2,), 0.0, online=False)
+    assert arena_tables([partner, deaf], RULES, NOW) == [], "it would not hear of its seat"
 
 
 @given(st.lists(st.floats(0, NOW), max_size=10))

@@ -6,6 +6,7 @@ it left, strikes and pauses that keep a bot out of the tables."""
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 
 import pytest
@@ -13,8 +14,10 @@ import redis.asyncio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from maumau.common import daily_limits
 from maumau.matchmaking.arena import ArenaRules, arena_tables, strikes_pause
 from maumau.matchmaking.arena_pool import ArenaPool
+from tests.matchmaking.support import listening
 
 RULES = ArenaRules(strikes_to_pause=3, strike_window_seconds=3600, pause_seconds=600)
 
@@ -78,6 +81,7 @@ async def test_repeated_strikes_pause_a_bot_out_of_the_tables(pool, preset):
     bot, other = f"sleepy-{preset}", f"awake-{preset}"
     for name in (bot, other):
         await pool.join(name, preset, [2], now=0.0)
+    await listening(pool.redis, bot, other)
     strikes: list[float] = []
     for n in range(3):
         strikes = await pool.strike(bot, f"match-{n}", now=1000.0 + n, window=3600)
@@ -89,6 +93,31 @@ async def test_repeated_strikes_pause_a_bot_out_of_the_tables(pool, preset):
     assert {e.bot_id: e.paused_until for e in waiting} == {bot: 1602.0, other: 0.0}
     assert arena_tables(waiting, RULES, now=1100.0) == []
     assert len(arena_tables(waiting, RULES, now=1602.0)) == 1
+
+
+async def test_a_bot_not_listening_or_at_its_daily_limit_waits_unseated(pool, preset):
+    """issue 27: only a bot whose event stream is open hears of a seat, so only it is seated;
+    a bot's bot-vs-bot matches today (the daily limit's count, challenges' too) keep it out
+    once they reach the limit."""
+    deaf, busy, keen = (f"{name}-{preset}" for name in ("deaf", "busy", "keen"))
+    now = time.time()
+    for bot in (deaf, busy, keen):
+        await pool.join(bot, preset, [2], now=now)
+    await listening(pool.redis, busy, keen)
+    rules = ArenaRules(daily_matches=2)
+    for _ in range(2):
+        await daily_limits.spend(pool.redis, busy, daily_limits.BOT_MATCHES, 2, now)
+    waiting = {e.bot_id: e for e in await pool.waiting(preset, now)}
+    assert {bot: (e.online, e.matches_today) for bot, e in waiting.items()} == {
+        deaf: (False, 0),
+        busy: (True, 2),
+        keen: (True, 0),
+    }
+    assert arena_tables(list(waiting.values()), rules, now) == [], "keen has nobody to play"
+    assert await pool.count(preset, now) == 3
+    await listening(pool.redis, deaf)
+    [table] = arena_tables(await pool.waiting(preset, now), rules, now)
+    assert {bot for bot, _ in table.seating} == {deaf, keen}
 
 
 @settings(

@@ -17,6 +17,7 @@ from maumau.matchmaking.arena_worker import ArenaFormer, account_notices
 from maumau.matchmaking.ratings import redis_ratings
 from maumau.matchmaking.tables import Tables
 from maumau.v1 import arena_pb2, engine_pb2, engine_pb2_grpc, game_pb2
+from tests.matchmaking.support import listening
 from tests.support.engine import SECRET
 
 
@@ -53,6 +54,7 @@ async def test_waiting_bots_are_seated_at_rated_matches_and_told_their_seats(
     bots = [f"arena-bot-{n}-{uuid.uuid4().hex[:6]}" for n in range(5)]
     for n, bot in enumerate(bots):
         await pool.join(bot, ruleset, [2] if n < 4 else [3], now=100.0 + n)
+    await listening(client, *bots)
 
     told = await former.tick(now=105.0)
     assert len(told) == 4, "two 2-seat tables; the 3-seat bot waits"
@@ -99,6 +101,7 @@ async def test_a_bot_whose_turns_keep_timing_out_is_paused_and_told(client, chan
     sleepy, awake = f"sleepy-{uuid.uuid4().hex[:6]}", f"awake-{uuid.uuid4().hex[:6]}"
     for bot in (sleepy, awake):
         await pool.join(bot, ruleset, [2], now=0.0)
+    await listening(client, sleepy, awake)
     for n in range(2):
         seated = await former.tick(now=10.0 + 100 * n)
         seats = {s.bot_id: s.seat for s in seated}

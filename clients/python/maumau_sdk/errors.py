@@ -61,6 +61,8 @@ SERVICE_MESSAGES: dict[str, dict[str, str]] = {
         "undecodable_request": "{method}: the request bytes are not a valid {message} message "
         "(cut short, corrupt, or a string field that is not UTF-8): serialize it as the "
         "method's .proto defines it",
+        "daily_limit": "{limit}: the limit of {most} a day is reached; it resets at "
+        "{resets_at} (midnight UTC)",
     },
     "de": {
         "store_error": "der Speicher der Plattform hat diesen Aufruf wegen eines Fehlers der "
@@ -80,6 +82,8 @@ SERVICE_MESSAGES: dict[str, dict[str, str]] = {
         "undecodable_request": "{method}: die Bytes der Anfrage sind keine gültige Nachricht "
         "{message} (abgeschnitten, beschädigt oder ein Text, der kein UTF-8 ist): "
         "serialisiere sie, wie die .proto-Datei der Methode sie festlegt",
+        "daily_limit": "{limit}: die Grenze von {most} am Tag ist erreicht; sie beginnt neu um "
+        "{resets_at} (Mitternacht UTC)",
     },
 }
 """The texts of the services' own error codes (as ``maumau.common.error_codes.MESSAGES``): a

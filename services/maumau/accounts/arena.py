@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime as dt
 import logging
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import cast
 
 import grpc
@@ -19,7 +18,6 @@ import prometheus_client
 import redis.asyncio as redis
 
 from maumau import wire
-from maumau.accounts import match_results
 from maumau.accounts.callers import Context
 from maumau.accounts.challenges import DEADLINES, MAX_BLOCKS, Challenge, ChallengeBook
 from maumau.accounts.errors import AccountExhausted, refusal
@@ -310,21 +308,9 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         match_id = await self._start(challenge)
         return pb.AcceptChallengeResponse(challenge=shown, match_id=match_id)
 
-    @contextlib.contextmanager
-    def _limited(self) -> Iterator[None]:
+    def _limited(self) -> contextlib.AbstractContextManager[None]:
         """A daily limit reached: RESOURCE_EXHAUSTED naming it and when it resets."""
-        try:
-            yield
-        except daily_limits.DailyLimitReached as reached:
-            resets = dt.datetime.fromtimestamp(reached.resets_at, dt.UTC)
-            params = {
-                "limit": reached.limit,
-                "most": reached.most,
-                "resets_at": resets.strftime("%Y-%m-%dT%H:%M:%SZ"),
-                "resets_at_unix": reached.resets_at,
-            }
-            wait = max(1.0, reached.resets_at - self.clock())
-            raise AccountExhausted("daily_limit", params, wait) from None
+        return daily_limits.refused_past_limit(self.clock())
 
     async def _all_bots(self, seating: tuple[str, ...]) -> bool:
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -346,7 +332,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                             self.redis, player_id, daily_limits.BOT_MATCHES,
                             self.settings.arena_bot_matches_per_day, self.clock(),
                         )  # fmt: skip
-            except AccountExhausted:
+            except daily_limits.DailyLimitExhausted:
                 await self._tell_ended(challenge, "starting", "cancelled", seating)
                 raise
         try:
@@ -370,7 +356,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             await self._tell_ended(challenge, "starting", "cancelled", seating)
             raise refusal("service_unavailable", service="engine") from None
         match_id: str = reply.match.match_id
-        await match_results.mark(self.redis, match_id, challenge.challenge_id)
+        await account_events.mark_match(self.redis, match_id, challenge.challenge_id)
         await self.book.end(challenge.challenge_id, "starting")
         for seat, player in enumerate(seating):
             started = pb.SeatMatchStarted(

@@ -81,7 +81,6 @@ STATUS: Final[dict[str, grpc.StatusCode]] = {
     "decline_reason": S.INVALID_ARGUMENT,
     "block_player": S.INVALID_ARGUMENT,
     "blocks_full": S.FAILED_PRECONDITION,
-    "daily_limit": S.RESOURCE_EXHAUSTED,
 }
 """The status each code is answered with."""
 
@@ -159,8 +158,6 @@ MESSAGES: Final[dict[str, dict[str, str]]] = {
         "rated, casual, too many seats, no bots, only bots)",
         "block_player": "player_id: another account's id (1 to {most} characters)",
         "blocks_full": "an account blocks at most {most} accounts: unblock one first",
-        "daily_limit": "{limit}: the limit of {most} a day is reached; it resets at "
-        "{resets_at} (midnight UTC)",
     },
     "de": {
         "username_length": "ein Benutzername hat {least} bis {most} Zeichen; dieser hat {length}",
@@ -238,8 +235,6 @@ MESSAGES: Final[dict[str, dict[str, str]]] = {
         "rated, casual, too many seats, no bots, only bots)",
         "block_player": "player_id: die ID eines anderen Kontos (1 bis {most} Zeichen)",
         "blocks_full": "ein Konto sperrt höchstens {most} Konten: entsperre zuerst eines",
-        "daily_limit": "{limit}: die Grenze von {most} am Tag ist erreicht; sie beginnt neu um "
-        "{resets_at} (Mitternacht UTC)",
     },
 }
 """The texts of every code, in English and German; parameters in braces."""

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import redis.asyncio as redis
 
 from maumau.common import account_events, tokens
+from maumau.common.account_events import online_key
 from maumau.common.lifecycle import pause
 from maumau.v1 import arena_pb2 as pb
 
@@ -35,11 +36,6 @@ log = logging.getLogger(__name__)
 ONLINE_BOTS = "arena:online-bots"
 PRESENCE_REFRESHES = 3
 """A replica's presence of an account lapses this many refreshes after its latest."""
-
-
-def online_key(player_id: str) -> str:
-    """The replicas with a stream of the account open, each scored by when it lapses."""
-    return f"online:{{{player_id}}}"
 
 
 class FellBehind(Exception):

@@ -1,7 +1,8 @@
-"""The end of a challenge's match, told on its players' event streams (``MatchFinished``).
+"""The end of a bot-account match, told on its players' event streams (``MatchFinished``).
 
-When a challenge's match starts, the arena marks it: ``arena:match:{<match_id>}`` (the challenge
-id), kept a day past its turn timer's worst. The Accounts replicas read the engine's results
+When a challenge's match starts, the arena marks it, and so does the matchmaker's arena pool for
+its matches: ``arena:match:{<match_id>}`` (what started it), kept 8 days
+(:func:`maumau.common.account_events.mark_match`). The Accounts replicas read the engine's results
 stream in their own consumer group (``arena``, beside the rating service's and the others', from
 the entries added after the group was made: earlier matches were marked by no one), and
 for a marked match publish a ``MatchFinished`` to every seat's account, then drop the mark. A
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 import redis.asyncio as redis
 
 from maumau.common import account_events
+from maumau.common.account_events import match_mark_key
 from maumau.common.config import ConsumerSettings
 from maumau.common.results import BadEntry, read_result
 from maumau.common.streams import StreamConsumer, StreamEntry
@@ -28,17 +30,6 @@ from maumau.v1 import game_pb2
 log = logging.getLogger(__name__)
 
 GROUP = "arena"
-MARK_SECONDS = 8 * 86400
-"""How long a started challenge's match stays marked: longer than any match is played."""
-
-
-def match_mark_key(match_id: str) -> str:
-    return f"arena:match:{{{match_id}}}"
-
-
-async def mark(client: redis.Redis, match_id: str, challenge_id: str) -> None:
-    """Note that ``match_id`` came from a challenge, so its end is told to its players."""
-    await client.set(match_mark_key(match_id), challenge_id, ex=MARK_SECONDS)
 
 
 def finished_events(result: game_pb2.MatchResult) -> list[tuple[str, pb.AccountEvent]]:

@@ -7,7 +7,17 @@ An account's events are the Redis stream ``events:{<player_id>}``: one entry per
 empty: the entry's id is the event's id). Every add trims the stream to about
 :data:`MAX_EVENTS` entries (XADD MAXLEN ~) and sets its EXPIRE to :data:`TTL_SECONDS` (a day),
 so an account nobody tells anything keeps nothing. Writers call :func:`publish`; the one reader
-is :func:`read_after`, which a resuming stream calls with the last id it delivered."""
+is :func:`read_after`, which a resuming stream calls with the last id it delivered.
+
+Who is listening is the sorted set ``online:{<player_id>}``: a member per listener (an Accounts
+replica with a stream of the account open, see ``maumau.accounts.event_feeds``), scored by when
+its presence lapses (Unix ms) unless renewed. :func:`online` reads it, so the matchmaker seats
+only bots that would hear their seat.
+
+A match started for bot accounts (a challenge's, the arena pool's) is marked
+``arena:match:{<match_id>}`` (what started it) by :func:`mark_match`, kept
+:data:`MARK_SECONDS`: the Accounts replicas tell each seat of a marked match its end
+(``MatchFinished``, ``maumau.accounts.match_results``) and drop the mark."""
 
 from __future__ import annotations
 
@@ -24,6 +34,8 @@ MAX_EVENTS = 500
 TTL_SECONDS = 24 * 3600
 """An account's stream ends this long after its latest event."""
 FIELD = b"event"
+MARK_SECONDS = 8 * 86400
+"""How long a started match stays marked: longer than any match is played."""
 
 PUBLISHED = prometheus_client.Counter(
     "maumau_account_events_published_total",
@@ -75,3 +87,31 @@ async def last_id(client: redis.Redis, player_id: str) -> str:
     starts, so nothing added between two reads is missed."""
     latest = cast(list[tuple[bytes, Any]], await client.xrevrange(events_key(player_id), count=1))
     return latest[0][0].decode() if latest else "0-0"
+
+
+def online_key(player_id: str) -> str:
+    """The account's listeners, each scored by when it lapses (see the module's docstring)."""
+    return f"online:{{{player_id}}}"
+
+
+async def online(client: redis.Redis, player_ids: Sequence[str], now: float) -> set[str]:
+    """Those of ``player_ids`` with a listener whose presence has not lapsed at ``now`` (Unix
+    seconds); one key each, so it works on a Redis Cluster."""
+    if not player_ids:
+        return set()
+    now_ms = int(now * 1000)
+    async with client.pipeline(transaction=False) as pipe:
+        for player_id in player_ids:
+            pipe.zcount(online_key(player_id), now_ms, "+inf")
+        counts = await pipe.execute()
+    return {player for player, count in zip(player_ids, counts, strict=True) if int(count)}
+
+
+def match_mark_key(match_id: str) -> str:
+    """The mark of a match whose end its seats' accounts hear (see the module's docstring)."""
+    return f"arena:match:{{{match_id}}}"
+
+
+async def mark_match(client: redis.Redis, match_id: str, started_by: str) -> None:
+    """Note that ``match_id`` was started for bot accounts, so its end is told to its seats."""
+    await client.set(match_mark_key(match_id), started_by, ex=MARK_SECONDS)

@@ -7,15 +7,20 @@ Each count is the key ``daily:{<player_id>}:<limit>:<YYYYMMDD>`` (a string count
 day after its day ends, so nothing is kept for long. :func:`spend` adds one unless the count
 reached ``most`` (one script, so concurrent calls never pass the limit), :func:`remaining` reads
 without counting. Past the limit they raise :class:`DailyLimitReached`, which names the limit's
-key and when it resets; each service answers it RESOURCE_EXHAUSTED with both in the error's
-details (e.g. ``maumau.accounts.arena``).
+key and when it resets; every service answers it alike (:class:`DailyLimitExhausted`:
+RESOURCE_EXHAUSTED ``daily_limit`` with both in the error's details).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import redis.asyncio as redis
+
+from maumau.common.error_codes import MESSAGES
+from maumau.common.errors import Exhausted
 
 CHALLENGES = "challenges_per_day"
 """The limit of challenges an account creates per UTC day."""
@@ -42,6 +47,34 @@ class DailyLimitReached(Exception):
         self.limit = limit
         self.most = most
         self.resets_at = resets_at
+
+
+class DailyLimitExhausted(Exhausted):
+    """How a service refuses a call past a daily limit: RESOURCE_EXHAUSTED with the code
+    ``daily_limit``; ``ErrorInfo`` holds ``limit``, ``most``, ``resets_at`` (ISO 8601, UTC
+    midnight) and ``resets_at_unix``, ``RetryInfo`` the wait until then."""
+
+    code = "daily_limit"
+
+    def __init__(self, reached: DailyLimitReached, now: float) -> None:
+        resets = dt.datetime.fromtimestamp(reached.resets_at, dt.UTC)
+        self.params = {
+            "limit": reached.limit,
+            "most": reached.most,
+            "resets_at": resets.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "resets_at_unix": reached.resets_at,
+        }
+        self.message = MESSAGES["en"][self.code].format(**self.params)
+        super().__init__(self.message, max(1.0, reached.resets_at - now))
+
+
+@contextmanager
+def refused_past_limit(now: float) -> Iterator[None]:
+    """Answer a :class:`DailyLimitReached` inside as :class:`DailyLimitExhausted`."""
+    try:
+        yield
+    except DailyLimitReached as reached:
+        raise DailyLimitExhausted(reached, now) from None
 
 
 def day_of(now: float) -> str:

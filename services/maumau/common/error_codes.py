@@ -48,6 +48,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "undecodable_request": "{method}: the request bytes are not a valid {message} message "
         "(cut short, corrupt, or a string field that is not UTF-8): serialize it as the "
         "method's .proto defines it",
+        "daily_limit": "{limit}: the limit of {most} a day is reached; it resets at "
+        "{resets_at} (midnight UTC)",
     },
     "de": {
         STORE_ERROR: "der Speicher der Plattform hat diesen Aufruf wegen eines Fehlers der "
@@ -67,11 +69,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "undecodable_request": "{method}: die Bytes der Anfrage sind keine gültige Nachricht "
         "{message} (abgeschnitten, beschädigt oder ein Text, der kein UTF-8 ist): "
         "serialisiere sie, wie die .proto-Datei der Methode sie festlegt",
+        "daily_limit": "{limit}: die Grenze von {most} am Tag ist erreicht; sie beginnt neu um "
+        "{resets_at} (Mitternacht UTC)",
     },
 }
 """The texts of the error codes of the services' own (the rules core's are in
 ``maumau.rules.errors``), in English and German, with their parameters in braces; the SDK
-keeps the same. Only ``store_error`` of them is sent in the deprecated ``maumau-error-code``."""
+keeps the same. Only ``store_error`` and ``daily_limit`` of them are sent in the deprecated
+``maumau-error-code``."""
 
 STATUS_TEXTS: Final[dict[str, dict[grpc.StatusCode, str]]] = {
     "en": {
@@ -210,6 +215,7 @@ CODE_STATUS: Final[Mapping[str, grpc.StatusCode]] = {
     "token_not_accepted": grpc.StatusCode.PERMISSION_DENIED,
     "limit_reached": grpc.StatusCode.RESOURCE_EXHAUSTED,
     "undecodable_request": grpc.StatusCode.INVALID_ARGUMENT,
+    "daily_limit": grpc.StatusCode.RESOURCE_EXHAUSTED,
 }
 """The status each of the services' own codes (:data:`MESSAGES`) comes with."""
 
@@ -244,6 +250,8 @@ ADVICE: Final[Mapping[str, str]] = {
     "limit_reached": "wait `RetryInfo`'s delay (`seconds`), then retry",
     "undecodable_request": "serialize the request as the method's message; the same bytes "
     "fail again",
+    "daily_limit": "wait until `resets_at` (`RetryInfo` holds the wait): `limit` names the "
+    "limit (`challenges_per_day`, `bot_matches_per_day`)",
 }
 """What a client should do on each code; the rules core's other codes: :data:`PICK_LEGAL`."""
 

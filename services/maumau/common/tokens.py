@@ -12,8 +12,9 @@ A player token may also name a grant of its account (``sid``: one sign-in's sess
 personal access token, which the player directory checks is still there, so one of them can be
 ended alone) and a scope (``scp``). A token without ``scp`` is a sign-in's own: it may do
 everything its player may. A personal access token's scope limits it: ``play`` plays (and
-reads), ``read`` only reads, ``bot:play`` (a bot account's) reaches the Arena service's calls
-alone (events, challenges, blocks), which a sign-in's own and a ``play`` token reach too. Every
+reads), ``read`` only reads, ``bot:play`` (a bot account's) reaches the arena's calls alone (the
+Arena service's events, challenges and blocks, and the matchmaker's JoinArena, LeaveArena and
+ListArenaPools), which a sign-in's own and a ``play`` token reach too. Every
 check of a token names what the call needs (:class:`Scope`, ``play`` unless said otherwise),
 so a call that writes refuses a ``read`` token (and every call outside the arena a ``bot:play``
 token) with :class:`NotInScope` (PERMISSION_DENIED), whichever kind of token the call wants.
@@ -78,8 +79,9 @@ class Scope(StrEnum):
     PLAY = "play"
     """Everything a player does at the table and around it: create, join, act, queue, enter."""
     BOT_PLAY = "bot:play"
-    """The arena: an account's events, challenges and blocks (``maumau.accounts.arena``). A bot
-    account's access tokens carry it alone, so a bot queues for no human and changes nothing."""
+    """The arena: an account's events, challenges and blocks (``maumau.accounts.arena``) and the
+    matchmaker's arena pools (JoinArena, LeaveArena, ListArenaPools). A bot account's access
+    tokens carry it alone, so a bot queues for no human and changes nothing."""
     ACCOUNT = "account"
     """The account itself (sessions, tokens, sign-in ways, export, delete): only a sign-in's own
     token has it, never a personal access token."""

@@ -1,4 +1,5 @@
-"""Assembling one matchmaker replica: the gRPC server, table forming and the rooms' results."""
+"""Assembling one matchmaker replica: the gRPC server, table forming, the bot arena's tick and the
+results (rooms' next matches, arena bots freed)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ from maumau.common.redis_client import Durability, keyed_probe
 from maumau.common.redis_server import pooled
 from maumau.common.results import consumed_streams
 from maumau.common.server import create_server
+from maumau.matchmaking.arena import ArenaRules
+from maumau.matchmaking.arena_pool import ArenaPool
+from maumau.matchmaking.arena_worker import ArenaFormer, account_notices
 from maumau.matchmaking.notify import Notifier
 from maumau.matchmaking.parties import Parties
 from maumau.matchmaking.queue import ACTIVE, FORGET, TicketQueue
@@ -73,6 +77,18 @@ class MatchmakingApp(Service):
             hooks,
             sweep=self.rooms.sweep,
         )
+        self.arena_pool = ArenaPool(client, settings.arena_entry_seconds, durability)
+        seat, paused = account_notices(client)
+        self.arena = ArenaFormer(
+            self.arena_pool,
+            self.tables,
+            redis_ratings(client),
+            seat,
+            paused,
+            ArenaRules(daily_matches=settings.arena_bot_matches_per_day),
+            settings.arena_pools(),
+            turn_seconds=settings.turn_seconds,
+        )
         self.parties = Parties(
             client, settings.party_ttl_seconds, settings.invite_ttl_seconds, settings.party_max
         )
@@ -85,16 +101,18 @@ class MatchmakingApp(Service):
             settings,
             self.parties,
             Quotas(client, settings.rates()),
+            self.arena_pool,
         )
         self.results = [
-            RoomResults(self.rooms, settings.results(), stream, drain)
+            RoomResults(self.rooms, settings.results(), stream, drain, self.arena.result)
             for stream, drain in consumed_streams(settings.redis_shards)
         ]
         register = partial(matchmaking_pb2_grpc.add_MatchmakingServiceServicer_to_server, service)
         probe = keyed_probe(client, lambda: [ACTIVE, FORGET])
         server = create_server({"maumau.v1.MatchmakingService": register}, config, probe)
         workers = {f"results {r.stream}": r.run for r in self.results}
-        super().__init__(server, {"forming": self.former.run, **workers})
+        arena = partial(self.arena.run, tick_seconds=settings.arena_tick_seconds)
+        super().__init__(server, {"forming": self.former.run, "arena": arena, **workers})
 
     async def open(self) -> None:
         await self.notifier.start()

@@ -5,7 +5,8 @@ reads the entries from Redis and applies what these functions compute.
 
 An entry is one bot account waiting in the arena for one preset: the seat counts it takes (2-8,
 the one to try first first), since when it waits (it joined, or its last arena match ended), its
-rating on the bots' ladder, its arena matches today and until when it is paused. Tables form as
+rating on the bots' ladder, its bot-vs-bot matches today, until when it is paused and whether
+its event stream is open (a bot that would not hear of its seat is not seated). Tables form as
 a ranked queue's do (closest ratings first, the window widening with the wait), with no bot
 filling a seat: every seat is an entry's. A bot waiting for several presets sits at one table at
 a time.
@@ -41,9 +42,11 @@ class ArenaEntry:
     rating: float = 0.0
     """Its ordinal on the bots' ladder of the preset (0 for a new bot)."""
     matches_today: int = 0
-    """Arena matches it started today (UTC), against the daily limit."""
+    """Bot-vs-bot matches it started today (UTC), against the daily limit."""
     paused_until: float = 0.0
     """Unix seconds until which it is paused for letting turns time out (0: not paused)."""
+    online: bool = True
+    """Whether its event stream is open, so it hears of a seat."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,7 @@ class ArenaRules:
     """The arena's settings (the matchmaker's environment sets them)."""
 
     daily_matches: int = 100
-    """Arena matches per bot per day (UTC)."""
+    """Bot-vs-bot matches per bot per day (UTC): the arena's and challenges' together."""
     strikes_to_pause: int = 3
     """Matches within ``strike_window_seconds`` in which a bot's turns timed out until the
     engine's stand-in bot took its seat, after which it is paused."""
@@ -87,8 +90,8 @@ def check_seat_counts(counts: Iterable[int]) -> tuple[int, ...]:
 
 
 def may_play(entry: ArenaEntry, rules: ArenaRules, now: float) -> bool:
-    """Whether ``entry`` may be seated now: not paused, and under the daily limit."""
-    return entry.paused_until <= now and entry.matches_today < rules.daily_matches
+    """Whether ``entry`` may be seated now: online, not paused, and under the daily limit."""
+    return entry.online and entry.paused_until <= now and entry.matches_today < rules.daily_matches
 
 
 def arena_tables(entries: Sequence[ArenaEntry], rules: ArenaRules, now: float) -> list[Table]:

@@ -21,6 +21,10 @@ Per bot, in the bot's own slot:
 - ``arena:strikes:{<bot id>}``  sorted set: match id -> when the bot's turns timed out until the
   engine's stand-in took its seat; it expires a strike window after the latest
 - ``arena:paused:{<bot id>}``  when the bot's pause ends (Unix seconds); it expires then
+
+Read beside them, from the contracts of others: the bot's bot-vs-bot matches today
+(``maumau.common.daily_limits``) and whether its event stream is open
+(``maumau.common.account_events.online``).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from typing import cast
 import orjson
 import redis.asyncio as redis
 
+from maumau.common import account_events, daily_limits
 from maumau.common.redis_client import Durability, Script
 from maumau.matchmaking.arena import ArenaEntry
 
@@ -118,7 +123,8 @@ class ArenaPool:
 
     async def waiting(self, preset: str, now: float) -> list[ArenaEntry]:
         """The bots of the pool of ``preset`` free to be seated at ``now`` (not playing), with
-        their pauses; members whose entry expired are dropped, leases run out forgotten."""
+        their pauses, matches today and presence; members whose entry expired are dropped,
+        leases run out forgotten."""
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.zremrangebyscore(self.playing_key(preset), "-inf", now)
             pipe.zrange(self.playing_key(preset), 0, -1)
@@ -133,18 +139,41 @@ class ArenaPool:
         gone = [bot for bot, entry in zip(bots, entries, strict=True) if entry is None]
         if gone:
             await self.redis.zrem(self.pool_key(preset), *gone)
-        paused = await self.paused_until([b for b in bots if b not in gone])
+        kept = [b for b in bots if b not in gone]
+        paused = await self.paused_until(kept)
+        played = await self.matches_today(kept, now)
+        online = await account_events.online(self.redis, kept, now)
         return [
             ArenaEntry(
                 bot_id=bot,
                 preset=preset,
                 seat_counts=tuple(orjson.loads(entry)["seat_counts"]),
                 waiting_since=since,
+                matches_today=played.get(bot, 0),
                 paused_until=paused.get(bot, 0.0),
+                online=bot in online,
             )
             for bot, (_, since), entry in zip(bots, members, entries, strict=True)
             if entry is not None
         ]
+
+    async def count(self, preset: str, now: float) -> int:
+        """How many bots wait in the pool of ``preset`` now (not playing)."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zrange(self.pool_key(preset), 0, -1)
+            pipe.zrangebyscore(self.playing_key(preset), f"({now!r}", "+inf")
+            pooled, leased = await pipe.execute()
+        return len(set(cast(list[bytes], pooled)) - set(cast(list[bytes], leased)))
+
+    async def matches_today(self, bot_ids: Sequence[str], now: float) -> dict[str, int]:
+        """The bot-vs-bot matches of each of ``bot_ids`` started today (each key in its slot)."""
+        if not bot_ids:
+            return {}
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for bot_id in bot_ids:
+                pipe.get(daily_limits.count_key(bot_id, daily_limits.BOT_MATCHES, now))
+            found = await pipe.execute()
+        return {bot: int(n) for bot, n in zip(bot_ids, found, strict=True) if n}
 
     async def claim(
         self, preset: str, bot_ids: Sequence[str], now: float, lease_end: float

@@ -1,19 +1,25 @@
 """One replica's arena tick: read each pool, form tables (:mod:`maumau.matchmaking.arena`, pure),
 lease their bots, create the rated matches on the engine as the queue does, and tell each bot its
-seat.
+seat. Each started match counts against its bots' daily bot-vs-bot limit; a bot at the limit,
+paused, or without an open event stream is not seated (:func:`maumau.matchmaking.arena.may_play`).
 
 A table's bots are leased for ``claim_seconds`` while its match is created, then for
 ``match_seconds`` (the longest a match may last) once it is; a replica that dies in between
 leaves nothing behind: the lease runs out and the bots are free again (:mod:`arena_pool`).
 Telling a bot its seat is ``announce``'s (:func:`account_notices`: the account's event stream,
 a SeatMatchStarted event with the seat token); a match is created once per formation id, so a
-retried creation seats nobody twice.
+retried creation seats nobody twice. Each match is marked as one of bot accounts
+(:func:`maumau.common.account_events.mark_match`), so the Accounts service tells every seat its
+end (MatchFinished), as it does a challenge's.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -21,7 +27,8 @@ import grpc
 import prometheus_client
 import redis.asyncio as redis
 
-from maumau.common import account_events
+from maumau.common import account_events, daily_limits
+from maumau.common.lifecycle import pause
 from maumau.matchmaking.arena import ArenaRules, arena_tables, strikes_pause
 from maumau.matchmaking.arena_pool import ArenaPool
 from maumau.matchmaking.forming import Table
@@ -101,6 +108,7 @@ class ArenaFormer:
         presets: Sequence[str],
         claim_seconds: float = 10.0,
         match_seconds: float = 3 * 3600.0,
+        turn_seconds: int = 0,
     ) -> None:
         self.pool = pool
         self.tables = tables
@@ -111,6 +119,24 @@ class ArenaFormer:
         self.presets = presets
         self.claim_seconds = claim_seconds
         self.match_seconds = match_seconds
+        self.turn_seconds = turn_seconds
+        """The matches' turn timer (0: none), so a bot that stops answering is timed out."""
+
+    async def run(self, stopping: asyncio.Event, tick_seconds: float) -> None:
+        """Tick every ``tick_seconds`` until ``stopping`` is set; a tick in progress finishes
+        first, and one that fails is tried again a tick later."""
+        while not stopping.is_set():
+            try:
+                await self.tick(time.time())
+            except (redis.ConnectionError, redis.TimeoutError) as error:
+                log.warning("arena paused: Redis unreachable (%s)", error)
+            except Exception:
+                log.exception("arena tick failed; trying again")
+            await pause(stopping, tick_seconds)
+
+    async def result(self, result: game_pb2.MatchResult) -> list[str]:
+        """:meth:`match_over` now: what the results consumer calls for every result."""
+        return await self.match_over(result, time.time())
 
     async def tick(self, now: float) -> list[Seated]:
         """Form and create every arena table that may form at ``now``; the seats announced."""
@@ -160,7 +186,14 @@ class ArenaFormer:
         on an engine that cannot answer the leases run out and the bots wait again."""
         plans = [
             (
-                MatchPlan(ruleset=preset, seats=t.seats, seating=t.seating, bots={}, ranked=True),
+                MatchPlan(
+                    ruleset=preset,
+                    seats=t.seats,
+                    seating=t.seating,
+                    bots={},
+                    ranked=True,
+                    turn_seconds=self.turn_seconds,
+                ),
                 new_seed()[0],
                 f"arena-{secrets.token_hex(12)}",
             )
@@ -176,9 +209,21 @@ class ArenaFormer:
             bots = [bot for bot, _ in table.seating]
             await self.pool.extend(preset, bots, now + self.match_seconds)
             ARENA_MATCHES.labels(str(table.seats)).inc()
+            await account_events.mark_match(self.pool.redis, match_id, "arena")
+            for bot in bots:
+                await self._count(bot, now)
             for bot, seat in table.seating:
                 token = self.tables.seat_token(match_id, seat, bot)
                 seat_of = Seated(bot, match_id, seat, token, preset, table.seats)
                 await self.announce(seat_of)
                 seated.append(seat_of)
         return seated
+
+    async def _count(self, bot: str, now: float) -> None:
+        """Count a started match against the bot's daily bot-vs-bot limit. Its pool entry was
+        under the limit when read; a challenge started since may have reached it, and then the
+        match is played all the same."""
+        with contextlib.suppress(daily_limits.DailyLimitReached):
+            await daily_limits.spend(
+                self.pool.redis, bot, daily_limits.BOT_MATCHES, self.rules.daily_matches, now
+            )

@@ -27,7 +27,7 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import cast
 
@@ -42,6 +42,7 @@ from maumau.common.results import RESULTS_STREAM, BadEntry, read_result
 from maumau.common.streams import StreamConsumer, StreamEntry
 from maumau.matchmaking.notify import Notifier
 from maumau.matchmaking.tables import MatchPlan, Tables, new_seed
+from maumau.v1 import game_pb2
 
 log = logging.getLogger(__name__)
 
@@ -323,7 +324,9 @@ class Rooms:
 
 class RoomResults(StreamConsumer):
     """The matchmakers' consumer group ``matchmaking`` on the results stream: a room's finished
-    match tallies its winners and starts the next one (once, whichever replica reads it)."""
+    match tallies its winners and starts the next one (once, whichever replica reads it), and
+    every result is handed to ``arena`` too (the arena frees its bots: at least once, as the
+    group delivers, so it must take a result twice as once)."""
 
     def __init__(
         self,
@@ -331,10 +334,12 @@ class RoomResults(StreamConsumer):
         settings: ConsumerSettings,
         stream: str = RESULTS_STREAM,
         drain: bool = False,
+        arena: Callable[[game_pb2.MatchResult], Awaitable[object]] | None = None,
     ):
         # A group made now starts at the stream's end: older results belong to no room's present.
         super().__init__(rooms.redis, stream, GROUP, settings, start_at="$", drain=drain)
         self.rooms = rooms
+        self.arena = arena
 
     async def handle(self, entries: Sequence[StreamEntry]) -> None:
         for entry in entries:
@@ -345,6 +350,8 @@ class RoomResults(StreamConsumer):
             except BadEntry as error:
                 log.error("results entry skipped: %s", error)
                 continue
+            if self.arena is not None:
+                await self.arena(result)
             code = cast(bytes | None, await self.rooms.redis.get(room_match_key(result.match_id)))
             if code is not None:
                 with contextlib.suppress(ServiceError):  # the room is gone

@@ -12,11 +12,14 @@ from typing import Any
 import grpc
 
 from maumau import wire
-from maumau.common import tokens
+from maumau.common import daily_limits, tokens
 from maumau.common.errors import ServiceError, invalid, precondition
 from maumau.common.lifecycle import pause
-from maumau.common.players import PlayerDirectory
+from maumau.common.players import PlayerDirectory, is_bot
 from maumau.common.quotas import Quotas
+from maumau.matchmaking.arena import check_seat_counts
+from maumau.matchmaking.arena_pool import ArenaPool
+from maumau.matchmaking.errors import refusal
 from maumau.matchmaking.notify import Notifier
 from maumau.matchmaking.parties import Parties, PartyRecord
 from maumau.matchmaking.queue import TicketQueue
@@ -70,7 +73,9 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServiceServicer):
         settings: Settings,
         parties: Parties,
         quotas: Quotas,
+        arena: ArenaPool,
     ) -> None:
+        self.arena = arena
         self.parties = parties
         self.quotas = quotas
         self.queue = queue
@@ -437,3 +442,79 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServiceServicer):
         if seat >= 0 and room.match_id:
             answer.seat_token = tokens.issue_seat_token(self.secret, room.match_id, seat, player)
         return answer
+
+    # ---------------------------------------------------------------- the bot arena
+
+    async def _bot(self, context: Context) -> str:
+        """The caller, a bot account (its bot:play token, its session or a play token)."""
+        player = await self._player(context, tokens.Scope.BOT_PLAY)
+        if not await is_bot(self.arena.redis, player):
+            raise refusal("not_a_bot")
+        return player
+
+    def _pool(self, ruleset_pb: Any) -> str:
+        """The arena pool a request's ruleset names; INVALID_ARGUMENT for any other."""
+        text = wire.ruleset_from_pb(ruleset_pb).text
+        pools = self.settings.arena_pools()
+        if text not in pools:
+            raise refusal("arena_ruleset", ruleset=text, allowed=", ".join(pools))
+        return text
+
+    def _pool_pb(self, preset: str, waiting: int) -> matchmaking_pb2.ArenaPool:
+        return matchmaking_pb2.ArenaPool(
+            ruleset=wire.ruleset_to_pb(Ruleset.parse(preset)), ruleset_text=preset, waiting=waiting
+        )
+
+    async def JoinArena(
+        self, request: matchmaking_pb2.JoinArenaRequest, context: Context
+    ) -> matchmaking_pb2.JoinArenaResponse:
+        bot = await self._bot(context)
+        preset = self._pool(request.ruleset)
+        playable = sorted(playable_sizes(preset))
+        try:
+            counts = check_seat_counts(request.seat_counts or [2])
+        except ValueError:
+            counts = ()
+        if not counts or any(count not in playable for count in counts):
+            allowed = ", ".join(str(n) for n in playable)
+            raise refusal("arena_seat_counts", ruleset=preset, allowed=allowed)
+        now = time.time()
+        most = self.settings.arena_bot_matches_per_day
+        with daily_limits.refused_past_limit(now):
+            await daily_limits.remaining(self.arena.redis, bot, daily_limits.BOT_MATCHES, most, now)
+        await self.arena.join(bot, preset, counts, now)
+        paused = (await self.arena.paused_until([bot])).get(bot, 0.0)
+        return matchmaking_pb2.JoinArenaResponse(
+            pool=self._pool_pb(preset, await self.arena.count(preset, now)),
+            seat_counts=counts,
+            renew_before_unix_ms=round((now + self.arena.entry_ttl) * 1000),
+            paused_until_unix_ms=round(paused * 1000) if paused > now else 0,
+        )
+
+    async def LeaveArena(
+        self, request: matchmaking_pb2.LeaveArenaRequest, context: Context
+    ) -> matchmaking_pb2.LeaveArenaResponse:
+        bot = await self._bot(context)
+        chosen = self.settings.arena_pools()
+        if request.HasField("ruleset"):
+            chosen = (self._pool(request.ruleset),)
+        now = time.time()
+        left = [preset for preset in chosen if await self.arena.leave(bot, preset)]
+        return matchmaking_pb2.LeaveArenaResponse(
+            left=[self._pool_pb(p, await self.arena.count(p, now)) for p in left]
+        )
+
+    async def ListArenaPools(
+        self, request: matchmaking_pb2.ListArenaPoolsRequest, context: Context
+    ) -> matchmaking_pb2.ListArenaPoolsResponse:
+        try:  # any player token: a bot's bot:play one reaches no READ call
+            await self._player(context, tokens.Scope.READ)
+        except tokens.NotInScope:
+            await self._player(context, tokens.Scope.BOT_PLAY)
+        now = time.time()
+        return matchmaking_pb2.ListArenaPoolsResponse(
+            pools=[
+                self._pool_pb(p, await self.arena.count(p, now))
+                for p in self.settings.arena_pools()
+            ]
+        )

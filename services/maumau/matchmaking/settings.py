@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from maumau.common.config import SERVICE_PORTS
 from maumau.common.settings import (
@@ -21,6 +21,7 @@ from maumau.common.settings import (
     metrics_port,
     service_config,
 )
+from maumau.rules import Ruleset
 
 PORTS = SERVICE_PORTS["matchmaking"]
 ENGINE = SERVICE_PORTS["engine"]
@@ -115,3 +116,36 @@ class Settings(RedisSettings, TokenSettings, QuotaSettings, ResultsConsumerSetti
     party_max: int = Field(
         4, ge=2, le=8, description="players and open invitations a party holds at most"
     )
+    arena_presets: str = Field(
+        "classic target=0,online,ostfriesland rounds=1,colour target=0",
+        description="the bot arena's pools: comma-separated rulesets as the engine writes them",
+        json_schema_extra={"accepted": "rulesets such as `classic target=0,online`"},
+    )
+    arena_bot_matches_per_day: int = Field(
+        100,
+        ge=1,
+        le=1_000_000,
+        description="bot-vs-bot matches one bot plays per UTC day (the arena and challenges "
+        "together; the accounts service's limit of the same name counts the same)",
+    )
+    arena_entry_seconds: int = Field(
+        60,
+        ge=5,
+        le=86400,
+        description="a bot's arena entry not renewed (JoinArena) this long is gone",
+    )
+    arena_tick_seconds: float = Field(
+        1.0, gt=0, le=60, description="how often a replica seats the arena's waiting bots"
+    )
+
+    @field_validator("arena_presets")
+    @classmethod
+    def _known_rulesets(cls, text: str) -> str:
+        presets = [Ruleset.parse(part.strip()).text for part in text.split(",") if part.strip()]
+        if not presets:
+            raise ValueError("name at least one ruleset")
+        return ",".join(dict.fromkeys(presets))
+
+    def arena_pools(self) -> tuple[str, ...]:
+        """The rulesets of :attr:`arena_presets`, each as the engine writes it."""
+        return tuple(self.arena_presets.split(","))
