@@ -2,6 +2,7 @@
 
 export * from "./gen/google/rpc/error_details_pb.js";
 export * from "./gen/maumau/v1/accounts_pb.js";
+export * from "./gen/maumau/v1/arena_pb.js";
 export * from "./gen/maumau/v1/bots_pb.js";
 export * from "./gen/maumau/v1/engine_pb.js";
 export * from "./gen/maumau/v1/game_pb.js";

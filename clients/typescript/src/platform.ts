@@ -2,7 +2,8 @@
  * Typed helpers over the generated clients: register a player, create a match against bots or
  * queue for a table, follow the match, act in it. Every call goes over gRPC (HTTP/2) with the
  * token it takes in `authorization: Bearer`; what the generated clients do is still at hand in
- * `platform.engine`, `platform.players` and `platform.matchmaking`.
+ * `platform.engine`, `platform.players`, `platform.matchmaking`, `platform.accounts` and
+ * `platform.arena` (bot accounts: their events, challenges; see examples/arena_bot.ts).
  */
 
 import { randomUUID } from "node:crypto";
@@ -25,6 +26,8 @@ import {
   type FollowResponse,
   type MatchInfo,
 } from "./gen/maumau/v1/engine_pb.js";
+import { AccountsService } from "./gen/maumau/v1/accounts_pb.js";
+import { ArenaService } from "./gen/maumau/v1/arena_pb.js";
 import { type Action, ActionSchema, BotLevel, type View } from "./gen/maumau/v1/game_pb.js";
 import { MatchmakingService, type Ticket } from "./gen/maumau/v1/matchmaking_pb.js";
 import { PlayersService } from "./gen/maumau/v1/players_pb.js";
@@ -45,6 +48,8 @@ export interface ConnectOptions {
   engine?: string;
   /** The matchmaker, maumau.v1.MatchmakingService, for {@link Player.enqueue}. */
   matchmaking?: string;
+  /** The Accounts service, which serves maumau.v1.AccountsService and maumau.v1.ArenaService. */
+  accounts?: string;
   /** `accept-language` of every call: the language of a refusal's LocalizedMessage. */
   lang?: string;
   /** The deadline of each unary call (streams have none). */
@@ -92,6 +97,7 @@ export interface QueueOptions {
 
 const ENGINE = "127.0.0.1:50051";
 const MATCHMAKING = "127.0.0.1:50053";
+const ACCOUNTS = "127.0.0.1:50056";
 const TIMEOUT_MS = 10_000;
 /** How often a broken stream is followed again, with a growing pause, before giving up. */
 const STREAM_RETRIES = 5;
@@ -101,6 +107,8 @@ export class Platform {
   readonly engine: Client<typeof EngineService>;
   readonly players: Client<typeof PlayersService>;
   readonly matchmaking: Client<typeof MatchmakingService>;
+  readonly accounts: Client<typeof AccountsService>;
+  readonly arena: Client<typeof ArenaService>;
   readonly lang: string | undefined;
   readonly timeoutMs: number;
   readonly #sessions: Http2SessionManager[] = [];
@@ -111,6 +119,9 @@ export class Platform {
     this.players = createClient(PlayersService, toEngine);
     const toMatchmaking = this.#transport(options.matchmaking ?? MATCHMAKING);
     this.matchmaking = createClient(MatchmakingService, toMatchmaking);
+    const toAccounts = this.#transport(options.accounts ?? ACCOUNTS);
+    this.accounts = createClient(AccountsService, toAccounts);
+    this.arena = createClient(ArenaService, toAccounts);
     this.lang = options.lang;
     this.timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
   }
