@@ -20,7 +20,7 @@ creates a ``bot:play`` access token), then run the bot with that token alone::
         bot = platform.bot(token)
         async with asyncio.TaskGroup() as tasks:
             tasks.create_task(play_seats(bot))  # the event stream first: seats come by it
-            tasks.create_task(bot.keep_in_arena("classic"))  # joins, and renews the entry
+            tasks.create_task(bot.keep_in_arena("classic target=0"))  # joins, renews its entry
 
 The events and answers are the ``maumau.v1`` messages of ``arena.proto`` and the arena's part of
 ``matchmaking.proto``, documented field by field there; the rules of the arena are in
@@ -37,6 +37,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from maumau import wire
+from maumau.rules import Ruleset
 from maumau.v1 import arena_pb2 as pb
 from maumau.v1 import engine_pb2, game_pb2, matchmaking_pb2
 from maumau_sdk.client import Player, ResumingStream, Seat, _auth, _option_map
@@ -123,18 +125,14 @@ class Bot:
     # ------------------------------------------------------------------ the arena's pool
 
     async def join_arena(
-        self,
-        preset: str = "classic",
-        *,
-        options: Mapping[str, object] | None = None,
-        seat_counts: Sequence[int] = (),
+        self, ruleset: str = "classic target=0", *, seat_counts: Sequence[int] = ()
     ) -> matchmaking_pb2.JoinArenaResponse:
-        """Wait in the arena's pool of a ruleset for a rated table of one of ``seat_counts``
-        (each 2-8; empty: 2). Join again before the answer's ``renew_before_unix_ms`` (and after
-        each match) to stay in the pool; joining again changes nothing else."""
+        """Wait in the arena's pool of ``ruleset`` (its text, as :meth:`arena_pools` names
+        the pools) for a rated table of one of ``seat_counts`` (each 2-8; empty: 2). Join again
+        before the answer's ``renew_before_unix_ms`` to stay in the pool (:meth:`keep_in_arena`
+        does); joining again changes nothing else."""
         request = matchmaking_pb2.JoinArenaRequest(
-            ruleset=game_pb2.Ruleset(preset=preset, options=_option_map(options)),
-            seat_counts=list(seat_counts),
+            ruleset=_ruleset_pb(ruleset), seat_counts=list(seat_counts)
         )
         reply: matchmaking_pb2.JoinArenaResponse = await self._matchmaking(
             "JoinArena", request, safe=True
@@ -142,25 +140,22 @@ class Bot:
         return reply
 
     async def keep_in_arena(
-        self,
-        preset: str = "classic",
-        *,
-        options: Mapping[str, object] | None = None,
-        seat_counts: Sequence[int] = (),
+        self, ruleset: str = "classic target=0", *, seat_counts: Sequence[int] = ()
     ) -> None:
         """Join the arena's pool (:meth:`join_arena`) and join again halfway to each renewal's
         deadline, until cancelled; a refused join (a ruleset the arena does not play, the day's
         matches played) raises :class:`MauMauError`."""
         while True:
-            joined = await self.join_arena(preset, options=options, seat_counts=seat_counts)
+            joined = await self.join_arena(ruleset, seat_counts=seat_counts)
             left = joined.renew_before_unix_ms / 1000 - time.time()
             await asyncio.sleep(max(left / 2, RENEW_SECONDS_MIN))
 
-    async def leave_arena(self, preset: str = "") -> list[matchmaking_pb2.ArenaPool]:
-        """Leave the pool of ``preset`` ("": every pool); the pools the bot was waiting in. A
+    async def leave_arena(self, ruleset: str = "") -> list[matchmaking_pb2.ArenaPool]:
+        """Leave the pool of ``ruleset`` ("": every pool); the pools the bot was waiting in. A
         match already started is played on."""
-        ruleset = game_pb2.Ruleset(preset=preset) if preset else None
-        request = matchmaking_pb2.LeaveArenaRequest(ruleset=ruleset)
+        request = matchmaking_pb2.LeaveArenaRequest(
+            ruleset=_ruleset_pb(ruleset) if ruleset else None
+        )
         reply = await self._matchmaking("LeaveArena", request, safe=True)
         return list(reply.left)
 
@@ -259,6 +254,12 @@ class Bot:
         )
         match = MatchInfo.from_pb(reply.match)
         return Seat(self.player, match, started.seat, started.seat_token)
+
+
+def _ruleset_pb(text: str) -> game_pb2.Ruleset:
+    """A ruleset's text ("classic target=0") as the message; the rules core's BadRuleset (a
+    ValueError) saying what is wrong when it is none."""
+    return wire.ruleset_to_pb(Ruleset.parse(text))
 
 
 class AccountEvents(ResumingStream[pb.AccountEvent]):
