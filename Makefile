@@ -11,7 +11,7 @@ GEN    := $(patsubst protos/%.proto,services/%_pb2.py,$(PROTOS))
 # Without a C compiler the pure modules run (docs/contributing.md, "The compiled core").
 NATIVE := $(foreach package,rules rating,services/maumau/$(package)/_native/SOURCES)
 
-.PHONY: run play test bench league load lint buf-lint buf-breaking docs proto native clean wheel image mutate
+.PHONY: run play pyodide test bench league load lint buf-lint buf-breaking docs proto native clean wheel image mutate
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,8 +32,16 @@ $(NATIVE): services/maumau/%/_native/SOURCES: $$(wildcard services/maumau/%/*.py
 
 native: $(NATIVE)
 
-run: $(STAMP) proto native
+run: $(STAMP) proto native pyodide
 	$(PY) -m maumau.run
+
+# Pyodide for solo matches in the page (clients/pyodide's npm package); without npm or a
+# registry `make run` goes on and solo matches are played on the server.
+PYODIDE := clients/pyodide/node_modules/.installed
+$(PYODIDE): clients/pyodide/package-lock.json
+	-cd clients/pyodide && npm ci --no-audit --no-fund && touch node_modules/.installed
+
+pyodide: $(PYODIDE)
 
 play: $(STAMP) proto native
 	$(VENV)/bin/maumau play $(ARGS)

@@ -12,6 +12,8 @@
   the first WebSocket frame of that move on its page is measured (with every socket open).
 - First load: the front page in a fresh Chromium, its bytes and paint figures
   (``bench/page_load.py``).
+- Solo on the device: Pyodide with the rules core loaded in the page's worker, the first time and
+  from the cache, and the computers' moves in the page per level (``bench/solo.py``).
 
 Engine replicas (ENGINES) and the gateway run as processes of their own (``python -m
 maumau.engine``, ``python -m maumau.gateway``) on a real redis-server; the clients run in this
@@ -48,6 +50,7 @@ from bench.engine import (
     summary,
 )
 from bench.page_load import first_load
+from bench.solo import solo_figures
 from maumau.common.redis_server import EmbeddedRedis, free_port
 from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 
@@ -424,6 +427,7 @@ async def run(seconds: float, workdir: Path) -> dict[str, float]:
             )
             await wait_http(f"{base}/healthz", workdir / "gateway.log")
             figures.update(await first_load(base))
+            figures.update(await solo_figures(base))
             figures.update(await added_latency(base, f"ipv4:{engines}", seconds))
             figures.update(await sessions(base, gw.pid, seconds))
     finally:

@@ -383,15 +383,23 @@ const range = (low, high) => Array.from({ length: high - low + 1 }, (_, i) => lo
 
 // "Your match is running": the latest match of this player not over yet, one click away.
 async function showRunning(box) {
+  const kept = keptMatch();
+  if (kept) {
+    fill(box, runningPanel(JSON.parse(kept).ruleset, "/solo"));
+    return;
+  }
   const answer = await get("/api/matches").catch(() => null);
   if (!answer || !box.isConnected) return;
   const mine = (answer.matches || []).find((m) => m.status === "playing"
     && (m.seat_info || []).some((s) => s.player_id === state.me.player_id && !s.left));
   if (!mine) return;
-  const href = `/play?match=${encodeURIComponent(mine.match_id)}`;
-  fill(box, $("div", { class: "running panel" },
-    $("p", {}, $("strong", { text: t("running_title") }), ` ${rulesetName(mine.ruleset_text)}`),
-    $("a", { href, class: "button primary", id: "back-to-table", onclick: (e) => { e.preventDefault(); go(href); } }, t("running_back"))));
+  fill(box, runningPanel(mine.ruleset_text, `/play?match=${encodeURIComponent(mine.match_id)}`));
+}
+
+function runningPanel(ruleset, href) {
+  return $("div", { class: "running panel" },
+    $("p", {}, $("strong", { text: t("running_title") }), ` ${rulesetName(ruleset)}`),
+    $("a", { href, class: "button primary", id: "back-to-table", onclick: (e) => { e.preventDefault(); go(href); } }, t("running_back")));
 }
 
 function randomNonce() {

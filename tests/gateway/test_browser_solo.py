@@ -13,6 +13,7 @@ from playwright.async_api import Browser, BrowserContext
 
 from tests.gateway.browser import Player, new_context
 from tests.gateway.support import Gateway, Platform, installed_pyodide, start_gateway
+from tests.gateway.test_browser_axe import audit
 
 
 @pytest.fixture(scope="module")
@@ -98,3 +99,23 @@ async def test_without_pyodide_the_computer_tile_plays_on_the_server_as_before(
     assert await player.page.locator("#errors").is_hidden()
     await player.play_to_end()
     await player.page.locator("#fairness").wait_for()
+
+
+async def test_the_solo_table_and_its_summary_pass_axe_and_the_front_page_leads_back(
+    context: BrowserContext, solo_gateway: Gateway
+) -> None:
+    requests: list[str] = []
+    player = await solo_player(context, solo_gateway, requests)
+    await player.play_now("online", computers=1, level="random")
+    await player.page.locator(".table[data-turn='0']").wait_for(timeout=20_000)
+    await audit(player.page, "solo table")
+    await player.page.locator("#brand").click()
+    back = player.page.get_by_role("link", name="Back to the table")
+    await back.click()
+    await player.page.locator("#solo-table .table").wait_for()
+    await player.play_to_end(timeout=120)
+    await player.page.locator("#solo-note").wait_for()
+    await audit(player.page, "solo summary")
+    await player.page.locator("#front-page").click()
+    await player.page.locator("#play-now .tile").first.wait_for()
+    assert await player.page.locator("#back-to-table").count() == 0
