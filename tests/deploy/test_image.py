@@ -77,3 +77,20 @@ def test_make_image_says_when_an_engine_is_installed_but_not_answering(tmp_path:
     done = build(bin_dir)
     assert done.returncode == 1
     assert "podman is installed but does not answer" in done.stderr
+
+
+def test_the_gateway_in_the_image_serves_pyodide_for_solo_matches_in_the_page() -> None:
+    """Only the files the gateway serves (solo_files.PYODIDE_FILES, and package.json for the
+    version) reach the runtime, from clients/pyodide's committed lock."""
+    from maumau.gateway.solo_files import PYODIDE_FILES
+
+    build, runtime = stages()
+    assert "npm ci" in build and "cd clients/pyodide" in build
+    copied = re.search(r"cp (.+?) /opt/pyodide/", build, flags=re.DOTALL)
+    assert copied and set(copied.group(1).replace("\\", " ").split()) == {
+        "package.json",
+        *PYODIDE_FILES,
+    }
+    assert "COPY --from=build /opt/pyodide /opt/pyodide" in runtime
+    assert "MAUMAU_GATEWAY_PYODIDE_DIR=/opt/pyodide" in runtime
+    assert "npm" not in runtime
