@@ -148,3 +148,34 @@ async def test_the_event_stream_resumes_after_a_broken_connection(everywhere):
     assert got.challenge.challenge_id == second.challenge_id  # the first not again
     assert events.events.resumed >= 1 and events.events.last_id
     await events.close()
+
+
+async def test_bots_in_the_arena_are_seated_and_play_their_seats_to_the_end(everywhere):
+    ada, bob = await make_bot(everywhere, "Ada"), await make_bot(everywhere, "Bob")
+    assert "classic target=0" in {pool.ruleset_text for pool in await ada.arena_pools()}
+    with pytest.raises(ValueError, match="rule system"):  # no ruleset: refused before a call
+        await ada.join_arena("whist")
+    with pytest.raises(MauMauError) as refused:  # a ruleset the arena does not play
+        await ada.join_arena("classic target=3")
+    assert refused.value.status == grpc.StatusCode.INVALID_ARGUMENT
+    assert refused.value.code == "arena_ruleset"
+
+    inboxes = [await Inbox.open(ada), await Inbox.open(bob)]
+    staying = [asyncio.create_task(bot.keep_in_arena("classic target=0")) for bot in (ada, bob)]
+    starts = [(await inbox.next("match_started")).match_started for inbox in inboxes]
+    assert all(s.arena and s.rated and s.ruleset_text == "classic target=0" for s in starts)
+    for task in staying:
+        task.cancel()
+    await asyncio.gather(*staying, return_exceptions=True)
+    left = [await bot.leave_arena("classic target=0") for bot in (ada, bob)]
+    assert [[pool.ruleset_text for pool in pools] for pools in left] == [["classic target=0"]] * 2
+
+    async def play(bot: Bot, started: arena_pb2.SeatMatchStarted) -> View:
+        return await (await bot.seat(started)).play(lambda view: view.legal[0])
+
+    finals = await asyncio.gather(*(play(b, s) for b, s in zip((ada, bob), starts, strict=True)))
+    assert all(view.over for view in finals)
+    for inbox, started in zip(inboxes, starts, strict=True):
+        finished = (await inbox.next("match_finished")).match_finished
+        assert finished.match_id == started.match_id
+        await inbox.close()
