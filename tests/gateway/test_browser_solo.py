@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from playwright.async_api import Browser, BrowserContext
+from playwright.async_api import Browser, BrowserContext, expect
 
 from tests.gateway.browser import Player, new_context
 from tests.gateway.support import Gateway, Platform, installed_pyodide, start_gateway
@@ -84,7 +84,7 @@ async def test_a_reload_resumes_the_solo_match_at_the_same_hand_and_turn(
     await player.page.locator(".table[data-turn='0']").wait_for(timeout=30_000)
     assert await player.hand() == hand
     assert await player.version() == version
-    assert await player.page.locator(".history-lines li").all_inner_texts() == history
+    await expect(player.page.locator(".history-lines li")).to_have_text(history)
     assert match_calls(requests) == []
 
 
@@ -119,3 +119,45 @@ async def test_the_solo_table_and_its_summary_pass_axe_and_the_front_page_leads_
     await player.page.locator("#front-page").click()
     await player.page.locator("#play-now .tile").first.wait_for()
     assert await player.page.locator("#back-to-table").count() == 0
+
+
+@pytest.fixture
+async def german(browser: Browser) -> AsyncIterator[BrowserContext]:
+    opened = await new_context(
+        browser, locale="de-DE", viewport={"width": 1280, "height": 800}, reduced_motion="reduce"
+    )
+    yield opened
+    await opened.close()
+
+
+async def test_in_german_by_keyboard_with_tips_and_a_language_switch_mid_match(
+    german: BrowserContext, solo_gateway: Gateway
+) -> None:
+    """The tips come from the search in the page and name a move; keys play; switching the
+    language rebuilds the table from the kept match, with its hand and history."""
+    requests: list[str] = []
+    player = await solo_player(german, solo_gateway, requests)
+    page = player.page
+    await page.locator("#tips").click()
+    await player.play_now("classic", computers=1, level="heuristic")
+    await page.locator(".table[data-turn='0']").wait_for(timeout=20_000)
+    tip = page.locator("#tip strong")
+    await tip.wait_for()
+    assert (await tip.inner_text()).startswith("Tipp: ") and len(await tip.inner_text()) > 6
+    before = await player.version()
+    cards = await page.locator(".hand .card-button").evaluate_all(
+        "buttons => buttons.map(b => b.classList.contains('legal'))"
+    )
+    await page.keyboard.press(str(cards.index(True) + 1) if True in cards else "d")
+    await player.wait_change(before)
+    assert await player.version() != before
+    await page.locator(".table[data-turn='0']").wait_for(timeout=20_000)
+    hand = await player.hand()
+    history = await page.locator(".history-lines li").all_inner_texts()
+    await page.locator("#lang").click()
+    await page.locator(".table[data-turn='0']").wait_for(timeout=20_000)
+    assert await page.locator(".table-head h2").inner_text() != ""
+    assert await player.hand() == hand
+    await expect(page.locator(".history-lines li")).to_have_count(len(history))
+    assert await page.locator(".history-lines li").all_inner_texts() != history  # in English now
+    assert match_calls(requests) == []
