@@ -43,11 +43,11 @@ async def test_one_name_one_owner_on_a_cluster(
             *(claim(p, n) for p, n in zip(players, wanted, strict=True))
         )
         assert sorted(outcomes) == ["ok"] + ["username_taken"] * (len(wanted) - 1), outcomes
-        winner = players[outcomes.index("ok")]
+        winner, won = players[outcomes.index("ok")], wanted[outcomes.index("ok")]
         engine_stub = engine_pb2_grpc.EngineServiceStub(winner.engine)
         await engine_stub.ListMatches(engine_pb2.ListMatchesRequest(), metadata=winner.auth)
         signed_in = await winner.stub.SignIn(
-            pb.SignInRequest(username=f"ada{tag}", password="a passphrase of mine")
+            pb.SignInRequest(username=won.lower(), password="a passphrase of mine")
         )
         await winner.stub.SignOut(
             pb.SignOutRequest(session_id=signed_in.signed_in.session_id), metadata=winner.auth

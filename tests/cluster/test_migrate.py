@@ -19,12 +19,25 @@ from maumau.engine.migrate import migrate_all
 from maumau.engine.store import MatchStore
 from tests.engine.test_migrate import old_record, write_the_old_way
 
-MATCHES = 12
-"""Enough matches that every one of the three masters holds some (each match is one slot)."""
+PER_MASTER = 4
+"""Old-format matches written on each of the three masters (each match is one slot)."""
+MATCHES = 3 * PER_MASTER
+
+
+def spread_ids(cluster_client: redis.asyncio.Redis) -> list[str]:
+    """Match ids, :data:`PER_MASTER` owned by each master: random ids, kept until each has its
+    share, so no master is left out by chance."""
+    owned: dict[str, list[str]] = {}
+    while len(owned) < 3 or any(len(ids) < PER_MASTER for ids in owned.values()):
+        match_id = uuid.uuid4().hex
+        ids = owned.setdefault(cluster_client.get_node_from_key(match_key(match_id)).name, [])
+        if len(ids) < PER_MASTER:
+            ids.append(match_id)
+    return [match_id for ids in owned.values() for match_id in ids]
 
 
 async def test_every_master_s_matches_are_rewritten(cluster_client: redis.asyncio.Redis) -> None:
-    match_ids = [uuid.uuid4().hex for _ in range(MATCHES)]
+    match_ids = spread_ids(cluster_client)
     for match_id in match_ids:
         await write_the_old_way(cluster_client, match_id)
     owners = {cluster_client.get_node_from_key(match_key(m)).name for m in match_ids}

@@ -84,7 +84,8 @@ Hook = Callable[[Formation], Awaitable[None]]
 
 @dataclass
 class Hooks:
-    """Test seams: awaited after a claim and after a match is created (before seating)."""
+    """Test seams: awaited after a claim, and once a formation's match exists (before seating):
+    created by this replica, or found by it after another's lease ran out."""
 
     after_claim: Hook | None = None
     after_create: Callable[[Formation, str], Awaitable[None]] | None = None
@@ -287,6 +288,8 @@ class Former:
                 if outcome == "lost":
                     continue
             TAKEOVERS.labels("adopted").inc()
+            if self.hooks.after_create is not None:
+                await self.hooks.after_create(formation, match_id)
             await self.seat(info, [(formation, match_id)])
 
     async def expire(self, info: QueueInfo) -> None:
