@@ -46,9 +46,10 @@ pyodide: $(PYODIDE)
 play: $(STAMP) proto native
 	$(VENV)/bin/maumau play $(ARGS)
 
-# The rules and rating tests run a second time against the pure modules (test_pure_python.py).
+# The rules and rating tests run a second time against the pure modules (test_pure_python.py);
+# the 20 slowest tests are named at the end, so a CI run shows where its time goes.
 test: $(STAMP) proto native
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=20
 
 bench: $(STAMP) proto native
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
