@@ -308,6 +308,16 @@ function tile(mode, preset, options) {
   $("span", { class: "tile-size", text: size }));
 }
 
+// A match against computers on the server, as where the page cannot play one itself.
+async function serverSolo(ruleset, seats, level) {
+  const nonce = randomNonce();
+  // The deck's order is fetched (or found kept) before the nonce goes out: see dealConstants.
+  await dealConstants(rulesetText(ruleset), seats).catch(() => null);
+  const answer = await post("/api/play", { ruleset, computers: seats - 1, level, nonce });
+  localStorage.setItem(`maumau.nonce.${answer.match.match_id}`, nonce);
+  go(`/play?match=${encodeURIComponent(answer.match.match_id)}`);
+}
+
 async function start(mode, preset) {
   if (state.starting) return;
   state.starting = true;
@@ -319,13 +329,7 @@ async function start(mode, preset) {
       newMatch({ ruleset: rulesetText(ruleset), seats: soloSeats(preset, options), level: options.level, name: state.me.name });
       go("/solo");
     } else if (mode === "computer") {
-      const seats = soloSeats(preset, options);
-      const nonce = randomNonce();
-      // The deck's order is fetched (or found kept) before the nonce goes out: see dealConstants.
-      await dealConstants(rulesetText(ruleset), seats).catch(() => null);
-      const answer = await post("/api/play", { ruleset, computers: seats - 1, level: options.level, nonce });
-      localStorage.setItem(`maumau.nonce.${answer.match.match_id}`, nonce);
-      go(`/play?match=${encodeURIComponent(answer.match.match_id)}`);
+      await serverSolo(ruleset, soloSeats(preset, options), options.level);
     } else if (mode === "friend") {
       const created = await post("/api/rooms", { ruleset, seats: roomSeats(preset, options), bot_level: options.roomLevel });
       go(created.web_path);
@@ -538,6 +542,15 @@ async function openSolo() {
   try {
     backend = await new LocalMatch().open();
   } catch (error) {
+    const record = JSON.parse(keptMatch() || "{}");
+    if (!error.code && !(record.actions || []).length) {
+      // This browser cannot run the game (no WebAssembly, a failed download): a match not
+      // begun yet is played on the server instead.
+      forgetMatch();
+      const [preset, ...pairs] = record.ruleset.split(" ");
+      const ruleset = { preset, options: Object.fromEntries(pairs.map((pair) => pair.split("="))) };
+      return serverSolo(ruleset, record.seats, record.level);
+    }
     fill(holder, $("section", { class: "panel nowhere" },
       $("h1", { text: t("solo_failed_title") }),
       $("p", { text: t("solo_failed", { error: error.message }) }),
@@ -650,11 +663,7 @@ async function playAgain(table) {
     const info = table.info;
     const bots = (info.seat_info || []).filter((s) => s.bot_level);
     const ruleset = { preset: info.ruleset.preset, options: { ...(info.ruleset.options || {}) } };
-    const nonce = randomNonce();
-    await dealConstants(rulesetText(ruleset), info.seats).catch(() => null);
-    const answer = await post("/api/play", { ruleset, computers: info.seats - 1, level: (bots[0] && bots[0].bot_level) || "heuristic", nonce });
-    localStorage.setItem(`maumau.nonce.${answer.match.match_id}`, nonce);
-    go(`/play?match=${encodeURIComponent(answer.match.match_id)}`);
+    await serverSolo(ruleset, info.seats, (bots[0] && bots[0].bot_level) || "heuristic");
   } catch (error) {
     announce(error.message, true);
   } finally {

@@ -7,10 +7,12 @@ your device")."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from playwright.async_api import Browser, BrowserContext, expect
 
+from maumau.gateway.solo_files import PYODIDE_FILES
 from tests.gateway.browser import Player, new_context
 from tests.gateway.support import Gateway, Platform, installed_pyodide, start_gateway
 from tests.gateway.test_browser_axe import audit
@@ -161,3 +163,31 @@ async def test_in_german_by_keyboard_with_tips_and_a_language_switch_mid_match(
     await expect(page.locator(".history-lines li")).to_have_count(len(history))
     assert await page.locator(".history-lines li").all_inner_texts() != history  # in English now
     assert match_calls(requests) == []
+
+
+@pytest.fixture
+async def broken_gateway(services: Platform, tmp_path: Path) -> AsyncIterator[Gateway]:
+    """A gateway whose Pyodide fails to start in the page, as in a browser without
+    WebAssembly."""
+    for name in PYODIDE_FILES:
+        (tmp_path / name).write_text("")
+    (tmp_path / "package.json").write_text('{"version": "0.0.0"}')
+    (tmp_path / "pyodide.mjs").write_text(
+        'export async function loadPyodide() { throw new Error("no WebAssembly here"); }\n'
+    )
+    started = await start_gateway(services.settings(pyodide_dir=str(tmp_path)))
+    yield started
+    await started.stop()
+
+
+async def test_a_page_that_cannot_run_pyodide_plays_the_new_match_on_the_server(
+    context: BrowserContext, broken_gateway: Gateway
+) -> None:
+    requests: list[str] = []
+    player = await solo_player(context, broken_gateway, requests)
+    await player.page.locator("#play-now .tile[data-preset=colour]").click()
+    await player.page.wait_for_url("**/play?match=*")
+    await player.page.locator(".table").wait_for()
+    assert await player.page.locator("#errors").is_hidden()
+    assert await player.page.evaluate("localStorage.getItem('maumau.solo')") is None
+    assert [url for url in requests if url.endswith("/solo/pyodide/0.0.0/pyodide.mjs")]
