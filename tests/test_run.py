@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -16,7 +17,15 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from maumau.common.redis_server import free_port
 from maumau.run import SERVICES
-from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2, players_pb2, players_pb2_grpc
+from maumau.v1 import (
+    engine_pb2,
+    engine_pb2_grpc,
+    game_pb2,
+    matchmaking_pb2,
+    matchmaking_pb2_grpc,
+    players_pb2,
+    players_pb2_grpc,
+)
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self").exists(), reason="reads /proc")
 
@@ -115,6 +124,21 @@ def test_run_serves_the_engine_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> No
                 timeout=5,
             )
             assert created.match.status == "playing"
+        matchmaker = re.search(r"^  matchmaking +(\S+)", (tmp_path / "out").read_text(), re.M)
+        assert matchmaker is not None
+        with grpc.insecure_channel(matchmaker.group(1)) as channel:
+            arena = matchmaking_pb2_grpc.MatchmakingServiceStub(channel)
+            deadline = time.monotonic() + 60  # a hang, not a speed: the house joins at once
+            waiting = 0
+            while not waiting and time.monotonic() < deadline:
+                pools = arena.ListArenaPools(
+                    matchmaking_pb2.ListArenaPoolsRequest(),
+                    metadata=(("authorization", f"Bearer {player.player_token}"),),
+                    timeout=5,
+                ).pools
+                waiting = sum(pool.waiting for pool in pools)
+                time.sleep(0.2)
+            assert waiting, "the house's levels wait in the arena"
         with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as r:
             assert b"grpc_server_handled_total" in r.read()
         assert (tmp_path / "data" / "redis" / "appendonly.aof").exists()
@@ -129,6 +153,7 @@ def test_run_serves_the_engine_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> No
     assert f"http://127.0.0.1:{metrics_port}/metrics" in output
     assert f"grpcurl -plaintext {address} list" in output
     assert "Play in your browser:\n  http://127.0.0.1:" in output
+    assert "join the arena (docs/arena.md)" in output
     assert "Ctrl-C" in output
 
 

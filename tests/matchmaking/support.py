@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 import grpc
@@ -15,7 +17,14 @@ from maumau.common.tokens import issue_player_token
 from maumau.matchmaking.app import MatchmakingApp
 from maumau.matchmaking.settings import Settings
 from maumau.matchmaking.worker import Hooks
-from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2, matchmaking_pb2, matchmaking_pb2_grpc
+from maumau.v1 import (
+    arena_pb2,
+    engine_pb2,
+    engine_pb2_grpc,
+    game_pb2,
+    matchmaking_pb2,
+    matchmaking_pb2_grpc,
+)
 from tests.support.engine import GENEROUS_SETTINGS, SECRET
 from tests.support.rpc import auth
 
@@ -204,3 +213,39 @@ async def listening(client: redis.asyncio.Redis, *bots: str) -> None:
         key = account_events.online_key(bot)
         await client.zadd(key, {"test": 10**15})
         await client.expire(key, 600)
+
+
+class Inbox:
+    """A bot's account events as they arrive, taken by kind in the order they came: none is
+    skipped, so a SeatMatchStarted of the next match told before the last one's MatchFinished
+    is still there when asked for."""
+
+    def __init__(self, events: AsyncIterator[arena_pb2.AccountEvent], guard: float = 60.0):
+        self.kept: list[arena_pb2.AccountEvent] = []
+        self.arrived = asyncio.Condition()
+        self.guard = guard
+        """What :meth:`take` waits at most before it fails (a hang, not a speed)."""
+        self.reader = asyncio.ensure_future(self._read(events))
+
+    async def _read(self, events: AsyncIterator[arena_pb2.AccountEvent]) -> None:
+        async for event in events:
+            async with self.arrived:
+                self.kept.append(event)
+                self.arrived.notify_all()
+
+    async def take(self, kind: str) -> arena_pb2.AccountEvent:
+        """The first event of ``kind`` not taken yet, waiting for it."""
+        async with asyncio.timeout(self.guard), self.arrived:
+            while True:
+                for n, event in enumerate(self.kept):
+                    if event.WhichOneof("kind") == kind:
+                        return self.kept.pop(n)
+                if self.reader.done():
+                    self.reader.result()
+                    raise AssertionError(f"the event stream ended before a {kind}")
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.arrived.wait(), 0.5)
+
+    async def close(self) -> None:
+        self.reader.cancel()
+        await asyncio.gather(self.reader, return_exceptions=True)

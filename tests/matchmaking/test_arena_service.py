@@ -40,7 +40,7 @@ from maumau_sdk import Platform
 from maumau_sdk.arena import Bot
 from maumau_sdk.errors import MauMauError
 from tests.accounts.support import Player, start_accounts, stop_accounts, trailer
-from tests.matchmaking.support import start_matchmaker
+from tests.matchmaking.support import Inbox, start_matchmaker
 from tests.support.polling import eventually
 from tests.support.rpc import auth
 
@@ -126,15 +126,6 @@ async def bot_token(address: str, accounts: AccountsApp, name: str = "Robo") -> 
     return str(made.access_token)
 
 
-async def next_event(events: AsyncIterator[arena_pb2.AccountEvent], kind: str):
-    """The next event of ``kind`` on a bot's stream (keep-alives are not handed out)."""
-    async with asyncio.timeout(GUARD_SECONDS):
-        async for event in events:
-            if event.WhichOneof("kind") == kind:
-                return event
-    raise AssertionError(f"the stream ended before a {kind}")
-
-
 async def play(bot: Bot, started: arena_pb2.SeatMatchStarted) -> None:
     """Play the seat to its end as the heuristic level would."""
     seat = await bot.seat(started)
@@ -165,10 +156,9 @@ async def test_two_bots_play_their_arena_matches_to_the_end_until_they_leave_or_
     client: redis.asyncio.Redis,
 ) -> None:
     bots = [platform.bot(await bot_token(address, accounts, name)) for name in ("Ada", "Bo")]
-    streams = [bot.events() for bot in bots]
+    inboxes = [Inbox(bot.events(), GUARD_SECONDS) for bot in bots]
     pools = {pool.ruleset_text: pool.waiting for pool in await bots[0].arena_pools()}
     assert pools == {preset: 0, "online": 0}
-    readers = [asyncio.ensure_future(next_event(s, "match_started")) for s in streams]
     joined = [await bot.join_arena(preset) for bot in bots]
     assert [list(j.seat_counts) for j in joined] == [[2], [2]]
     assert all(j.pool.ruleset_text == preset and j.paused_until_unix_ms == 0 for j in joined)
@@ -177,7 +167,7 @@ async def test_two_bots_play_their_arena_matches_to_the_end_until_they_leave_or_
     engine = engine_pb2_grpc.EngineServiceStub(grpc.aio.insecure_channel(address))
     seen: list[str] = []
     for round_ in range(PER_DAY):
-        started = [(await reader).match_started for reader in readers]
+        started = [(await inbox.take("match_started")).match_started for inbox in inboxes]
         assert len({s.match_id for s in started}) == 1 and started[0].match_id not in seen
         assert {s.seat for s in started} == {0, 1}
         assert all(s.arena and s.rated and s.ruleset_text == preset for s in started)
@@ -188,16 +178,14 @@ async def test_two_bots_play_their_arena_matches_to_the_end_until_they_leave_or_
         )
         assert info.match.ranked
         assert {s.player_id for s in info.match.seat_info} == {b.player_id for b in bots}
-        finished = [asyncio.ensure_future(next_event(s, "match_finished")) for s in streams]
         if round_ == 0:  # both renew their entries, so they wait again after the match
             await asyncio.gather(*(bot.join_arena(preset) for bot in bots))
         else:  # Bo leaves: its match is played on, and then it waits no more
             assert [pool.ruleset_text for pool in await bots[1].leave_arena()] == [preset]
         await asyncio.gather(*(play(b, s) for b, s in zip(bots, started, strict=True)))
-        ends = [(await f).match_finished for f in finished]
+        ends = [(await inbox.take("match_finished")).match_finished for inbox in inboxes]
         assert {e.match_id for e in ends} == {match_id}
         assert sorted(e.won for e in ends) == [False, True]
-        readers = [asyncio.ensure_future(next_event(s, "match_started")) for s in streams]
 
     async def waiting() -> int | None:
         pools = {pool.ruleset_text: pool.waiting for pool in await bots[0].arena_pools()}
@@ -218,9 +206,9 @@ async def test_two_bots_play_their_arena_matches_to_the_end_until_they_leave_or_
     assert limited.value.retry_after is not None and limited.value.retry_after > 0
     assert [pool.ruleset_text for pool in await bots[0].leave_arena()] == [preset]
     assert await bots[0].leave_arena() == [] == await bots[1].leave_arena(), "in no pool now"
-    for reader in readers:
-        reader.cancel()
-    await asyncio.gather(*readers, return_exceptions=True)
+    assert not any(e.HasField("match_started") for i in inboxes for e in i.kept), "no third"
+    for inbox in inboxes:
+        await inbox.close()
 
 
 async def test_only_a_bot_joins_and_only_a_pool_and_table_sizes_the_arena_plays(

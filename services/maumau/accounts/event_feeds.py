@@ -33,7 +33,7 @@ from maumau.v1 import arena_pb2 as pb
 
 log = logging.getLogger(__name__)
 
-ONLINE_BOTS = "arena:online-bots"
+ONLINE_BOTS = account_events.ONLINE_BOTS
 PRESENCE_REFRESHES = 3
 """A replica's presence of an account lapses this many refreshes after its latest."""
 

@@ -11,8 +11,10 @@ is :func:`read_after`, which a resuming stream calls with the last id it deliver
 
 Who is listening is the sorted set ``online:{<player_id>}``: a member per listener (an Accounts
 replica with a stream of the account open, see ``maumau.accounts.event_feeds``), scored by when
-its presence lapses (Unix ms) unless renewed. :func:`online` reads it, so the matchmaker seats
-only bots that would hear their seat.
+its presence lapses (Unix ms) unless renewed; a bot's is also in ``arena:online-bots`` (bot ->
+lapse), which ListOnlineBots pages through. :func:`online` reads them, so the matchmaker seats
+only bots that would hear their seat; a listener of its own (the house's bots,
+``maumau.bots.house``) keeps its presence with :func:`present` and :func:`absent`.
 
 A match started for bot accounts (a challenge's, the arena pool's) is marked
 ``arena:match:{<match_id>}`` (what started it) by :func:`mark_match`, kept
@@ -34,6 +36,7 @@ MAX_EVENTS = 500
 TTL_SECONDS = 24 * 3600
 """An account's stream ends this long after its latest event."""
 FIELD = b"event"
+ONLINE_BOTS = "arena:online-bots"
 MARK_SECONDS = 8 * 86400
 """How long a started match stays marked: longer than any match is played."""
 
@@ -105,6 +108,24 @@ async def online(client: redis.Redis, player_ids: Sequence[str], now: float) -> 
             pipe.zcount(online_key(player_id), now_ms, "+inf")
         counts = await pipe.execute()
     return {player for player, count in zip(player_ids, counts, strict=True) if int(count)}
+
+
+async def present(client: redis.Redis, bot_id: str, listener: str, until: float) -> None:
+    """``listener`` hears the bot's events until ``until`` (Unix seconds) unless renewed."""
+    lapse = int(until * 1000)
+    key = online_key(bot_id)
+    async with client.pipeline(transaction=False) as pipe:
+        pipe.zadd(key, {listener: lapse})
+        pipe.pexpireat(key, lapse)
+        pipe.zadd(ONLINE_BOTS, {bot_id: lapse}, gt=True)
+        await pipe.execute()
+
+
+async def absent(client: redis.Redis, bot_id: str, listener: str) -> None:
+    """``listener`` stopped hearing the bot's events (others may still)."""
+    await client.zrem(online_key(bot_id), listener)
+    if not await client.zcard(online_key(bot_id)):
+        await client.zrem(ONLINE_BOTS, bot_id)
 
 
 def match_mark_key(match_id: str) -> str:

@@ -12,7 +12,8 @@ signing one device out, or revoking one token, ends it at once on every service:
 the generation and the grant in one HMGET of one key.
 
 A bot account is marked by the field ``bot`` = "1" of the same hash, written only by the Arena
-service's BecomeBot (``maumau.accounts.arena``) and never removed: the rating service rates it
+service's BecomeBot (``maumau.accounts.arena``) and, for the house's own bot accounts, by the
+Bots service (``maumau.bots.house``), and never removed: the rating service rates it
 on the bots' ladder, the arena pool seats it, and everywhere its name appears it is shown as
 BOT. Read it with :func:`is_bot`."""
 

@@ -29,7 +29,13 @@ import redis.asyncio as redis
 
 from maumau.common import account_events, daily_limits
 from maumau.common.lifecycle import pause
-from maumau.matchmaking.arena import ArenaRules, arena_tables, strikes_pause
+from maumau.matchmaking.arena import (
+    MAX_SEATS,
+    MIN_SEATS,
+    ArenaRules,
+    arena_tables,
+    strikes_pause,
+)
 from maumau.matchmaking.arena_pool import ArenaPool
 from maumau.matchmaking.forming import Table
 from maumau.matchmaking.ratings import RatingLookup
@@ -47,6 +53,8 @@ ARENA_PAUSES = prometheus_client.Counter(
 ARENA_MATCHES = prometheus_client.Counter(
     "matchmaking_arena_matches_total", "Arena matches created, by table size.", ["seats"]
 )
+for _seats in range(MIN_SEATS, MAX_SEATS + 1):
+    ARENA_MATCHES.labels(str(_seats))  # each series from 0, so rates and panels have data at once
 
 
 @dataclass(frozen=True)
