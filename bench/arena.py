@@ -3,8 +3,9 @@ account events.
 
 - Arena: one engine process (``python -m maumau.engine``) on a real redis-server. BOTS players
   registered with the engine and marked as bot accounts in the player directory (the field the
-  Arena service's BecomeBot sets) wait in the pool of RULESET, two seats; each is one of the
-  platform's levels (random, heuristic, strong in turn). One matchmaker replica's arena tick
+  Arena service's BecomeBot sets) and present on their event streams (``online:{<id>}``) wait in
+  the pool of RULESET, two seats; each is one of the platform's levels (random, heuristic,
+  strong in turn). One matchmaker replica's arena tick
   (``ArenaFormer``) runs every TICK seconds, each seated bot plays its seat through the engine
   with ``maumau.bots.house.play_seat``, and the engine's results stream is read as the
   matchmaker reads it, each result handed to ``ArenaFormer.match_over``, so the bots wait again.
@@ -72,6 +73,8 @@ async def arena_matches_per_minute(url: str, address: str, seconds: float) -> fl
             now = time.time()
             for player in players:
                 await pool.join(player.player_id, RULESET, [2], now)
+                # listening, as an event stream of the bot's own would make it (only then seated)
+                await account_events.present(client, player.player_id, "bench", now + 86400)
             announce, paused = account_notices(client)
             games: set[asyncio.Task[object]] = set()
 
