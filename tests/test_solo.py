@@ -141,10 +141,19 @@ GOOD = {"ruleset": "classic", "seats": 2, "level": "random", "seed": "a"}
         (json.dumps({**GOOD, "actions": [[0, "QQ"]]}), "bad_action_text"),
     ],
 )
-def test_a_record_that_makes_no_match_is_refused_with_a_code(record, code):
-    game, answer = solo.start_json(record)
-    assert game is None
-    assert json.loads(answer)["error"]["code"] == code
+def test_a_record_that_makes_no_match_is_refused_with_a_code_in_english_and_german(record, code):
+    refusals = []
+    for lang in ("en", "de"):
+        game, answer = solo.start_json(record, lang)
+        assert game is None
+        refusals.append(json.loads(answer)["error"])
+    english, german = refusals
+    assert english["code"] == german["code"] == code
+    assert english["message"] and german["message"] and english["message"] != german["message"]
+
+
+def test_every_refusal_of_a_record_has_its_text_in_both_languages():
+    assert solo.MESSAGES["en"].keys() == solo.MESSAGES["de"].keys()
 
 
 def test_tips_rank_the_players_legal_actions_with_reasons_in_both_languages():

@@ -43,12 +43,35 @@ MAX_ACTIONS = 20_000
 """A record longer than any match is refused rather than replayed."""
 
 
+MESSAGES = {
+    "en": {
+        "level": "no computer level {level!r}: choose random, heuristic or strong",
+        "computers": "play against 1 to 3 computers",
+        "seed": "the seed is 1 to 128 letters, digits, '-' or '_'",
+        "record": "the kept match cannot be read ({detail}): start a new one",
+        "seat": "no seat {seat} at this table",
+    },
+    "de": {
+        "level": "keine Computerstufe {level!r}: wähle random, heuristic oder strong",
+        "computers": "spiel gegen 1 bis 3 Computer",
+        "seed": "der Startwert hat 1 bis 128 Buchstaben, Ziffern, '-' oder '_'",
+        "record": "die gespeicherte Partie lässt sich nicht lesen ({detail}): fang eine neue an",
+        "seat": "an diesem Tisch gibt es keinen Platz {seat}",
+    },
+}
+"""The texts of a refused record, by language; the codes are stable."""
+
+
 class SoloError(ValueError):
     """A record or an action the page sent that makes no match; ``code`` is stable."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, code: str, **params: object) -> None:
         self.code = code
+        self.params = params
+        super().__init__(self.text("en"))
+
+    def text(self, lang: str) -> str:
+        return MESSAGES.get(lang, MESSAGES["en"])[self.code].format(**self.params)
 
 
 class Solo:
@@ -56,11 +79,11 @@ class Solo:
 
     def __init__(self, ruleset: Ruleset, seats: int, level: str, seed: str, name: str) -> None:
         if level not in LEVELS:
-            raise SoloError("level", f"no computer level {level!r}: choose {', '.join(LEVELS)}")
+            raise SoloError("level", level=level)
         if not 2 <= seats <= 4:
-            raise SoloError("computers", "play against 1 to 3 computers")
+            raise SoloError("computers")
         if not re.fullmatch(r"[0-9A-Za-z_-]{1,128}", seed):
-            raise SoloError("seed", "the seed is 1 to 128 letters, digits, '-' or '_'")
+            raise SoloError("seed")
         ruleset.check_seats(seats)
         self.ruleset = ruleset
         self.level = level
@@ -85,13 +108,13 @@ class Solo:
         except (KeyError, TypeError, ValueError) as error:
             if isinstance(error, (SoloError, RulesError)):
                 raise
-            raise SoloError("record", f"not a solo match: {error}") from None
+            raise SoloError("record", detail=f"{type(error).__name__}: {error}") from None
         actions = record.get("actions", [])
         if not isinstance(actions, list) or len(actions) > MAX_ACTIONS:
-            raise SoloError("record", "the record's actions are a list of [seat, action]")
+            raise SoloError("record", detail="its actions are no list of [seat, action]")
         for step in actions:
             if not (isinstance(step, list) and len(step) == 2 and isinstance(step[0], int)):
-                raise SoloError("record", f"not an action of the record: {step!r}")
+                raise SoloError("record", detail=f"{str(step)[:40]} is no [seat, action]")
             solo.apply(step[0], str(step[1]))
         return solo
 
@@ -101,9 +124,9 @@ class Solo:
         try:
             record = json.loads(record_text)
         except ValueError:
-            raise SoloError("record", "the kept match is not JSON") from None
+            raise SoloError("record", detail="no JSON") from None
         if not isinstance(record, dict):
-            raise SoloError("record", "the kept match is not a record")
+            raise SoloError("record", detail="no JSON object")
         return cls.start(record)
 
     def record(self) -> dict[str, Any]:
@@ -130,7 +153,7 @@ class Solo:
         """``seat``'s action in its text form, checked by the rules core; its events as the
         player sees them. A refused action changes nothing."""
         if not 0 <= seat < self.match.seats:
-            raise SoloError("seat", f"no seat {seat} at this table")
+            raise SoloError("seat", seat=seat)
         action = parse_action(text)
         events = [event_json(e) for e in self.match.apply(seat, action)]
         self.actions.append((seat, action.text))
@@ -223,7 +246,7 @@ def start_json(record_text: str, lang: str = "en") -> tuple[Solo | None, str]:
     try:
         return Solo.resume(record_text), "{}"
     except SoloError as error:
-        return None, refusal_json(error.code, str(error))
+        return None, refusal_json(error.code, error.text(lang))
     except RulesError as error:
         return None, refusal_json(error.code, translate(error.code, error.params, lang))
 
