@@ -4,8 +4,8 @@ commands, health and the guards.
 Every command is one gRPC call (or two) to the services; the gateway adds no rule of its own.
 Answers are the services' messages as JSON (proto field names) with seat tokens taken out. The
 commands live by what they touch (``match_commands``, ``lobby_commands``, ``player_commands``,
-``tournament_commands``, ``account_commands``), the middlewares in ``guards``; this module only
-wires them together.
+``tournament_commands``, ``account_commands``, ``arena_commands``), the middlewares in
+``guards``; this module only wires them together.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from aiohttp import web
 from maumau.common import tokens
 from maumau.gateway import (
     account_commands,
+    arena_commands,
     lobby_commands,
     match_commands,
     player_commands,
@@ -124,6 +125,7 @@ def create_app(settings: GatewaySettings, secret: bytes) -> web.Application:
     app.router.add_get("/api/tournaments/{tournament_id}/seat", tournament_commands.tournament_seat)
     app.router.add_get("/api/championship", tournament_commands.championship)
     account_commands.add_routes(app)
+    arena_commands.add_routes(app)
     solo_files.add_routes(app, settings.pyodide_folder)
     app.router.add_static("/static/", WEB_ROOT, follow_symlinks=False, append_version=False)
     return app

@@ -5,16 +5,19 @@ The page asks with small JSON messages::
     {"op": "follow", "match_id": "...", "after": "<id of the last event it has>"}
     {"op": "follow", "room": "KXWMPQ"}
     {"op": "follow", "ticket_id": "..."}
+    {"op": "follow", "challenge_id": "...", "after": "<the challenge's 'after'>"}
     {"op": "unfollow", "topic": "match:..."}
 
 and gets ``{"type": "event", "topic": "match:<id>", "id": ..., "event": {...}}`` for every match
 event (as the engine redacts it for this session's seat), ``{"type": "room", ...}`` and
-``{"type": "ticket", ...}`` for every change, ``{"type": "end", "topic": ...}`` when a stream is
-over and ``{"type": "error", ...}`` for a refusal. After a reconnect the page follows again from
-the id of the last event it received: the engine's stream resumes right after it, so nothing is
-missed and nothing comes twice. The same holds inside the gateway: a Follow the engine ends
-because it fell behind is reopened from the last event forwarded. A refusal past a limit carries
-``retry_after_ms``, how long to wait before following again. Seat tokens never leave the gateway.
+``{"type": "ticket", ...}`` for every change, ``{"type": "challenge", "state": ...}`` when a
+challenge the person made ended (``arena_commands``), ``{"type": "end", "topic": ...}`` when a
+stream is over and ``{"type": "error", ...}`` for a refusal. After a reconnect the page follows
+again from the id of the last event it received: the engine's stream resumes right after it, so
+nothing is missed and nothing comes twice. The same holds inside the gateway: a Follow the
+engine ends because it fell behind is reopened from the last event forwarded. A refusal past a
+limit carries ``retry_after_ms``, how long to wait before following again. Seat tokens never
+leave the gateway.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import grpc
 import prometheus_client
 from aiohttp import WSMsgType, web
 
+from maumau.gateway import arena_commands
 from maumau.gateway.context import (
     REFUSED,
     SEATS,
@@ -128,12 +132,16 @@ class Live:
     def stream_for(self, message: dict[str, Any]) -> tuple[str | None, Any]:
         match_id, after = message.get("match_id"), message.get("after", "")
         room, ticket_id = message.get("room"), message.get("ticket_id")
+        challenge_id = message.get("challenge_id")
         if isinstance(match_id, str) and match_id and isinstance(after, str):
             return f"match:{match_id}", self.match_events(match_id, after)
         if isinstance(room, str) and room:
             return f"room:{room}", self.room_changes(room)
         if isinstance(ticket_id, str) and ticket_id:
             return f"ticket:{ticket_id}", self.ticket_changes(ticket_id)
+        if isinstance(challenge_id, str) and challenge_id and isinstance(after, str):
+            frames = arena_commands.progress(self.app, self.session, challenge_id, after, self.lang)
+            return f"challenge:{challenge_id}", frames
         return None, None
 
     async def run(self, topic: str, frames: Any) -> None:

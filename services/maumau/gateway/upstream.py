@@ -29,6 +29,7 @@ from maumau.gateway.settings import GatewaySettings
 from maumau.rules.errors import translate
 from maumau.v1 import (
     accounts_pb2_grpc,
+    arena_pb2_grpc,
     bots_pb2_grpc,
     engine_pb2_grpc,
     matchmaking_pb2_grpc,
@@ -240,6 +241,7 @@ class Upstreams:
         self.rating = rating_pb2_grpc.RatingServiceStub(self.channels["rating"])
         self.tournaments = tournaments_pb2_grpc.TournamentsServiceStub(self.channels["tournaments"])
         self.accounts = accounts_pb2_grpc.AccountsServiceStub(self.channels["accounts"])
+        self.arena = arena_pb2_grpc.ArenaServiceStub(self.channels["accounts"])
 
     async def health(self) -> dict[str, bool]:
         """Whether each service says SERVING now."""
