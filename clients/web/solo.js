@@ -47,7 +47,12 @@ export function loadEngine() {
       });
       return call("load", { pyodide: files.pyodide, zip: files.package });
     });
-    loading.catch(() => { loading = null; });
+    loading.catch(() => {
+      // Asked again on the next solo match, by a fresh worker.
+      if (worker) worker.terminate();
+      worker = null;
+      loading = null;
+    });
   }
   return loading;
 }
@@ -76,7 +81,6 @@ export class LocalMatch {
     this.endEvent = "match_over"; // no seed to reveal: the device dealt the cards itself
     this.onEvent = null;
     this.count = 0; // events handed to the table
-    this.decisions = []; // the computers' thinking times, ms
   }
 
   // The kept match, replayed by the rules core.
@@ -136,9 +140,14 @@ export class LocalMatch {
     if (!this.onEvent) return;
     this.pause = setTimeout(async () => {
       if (!this.onEvent) return;
-      const answer = await call("computer", {});
+      let answer;
+      try {
+        answer = await call("computer", {});
+      } catch {
+        this.computers(); // the worker failed this once: the computer tries again
+        return;
+      }
       if (!answer || !this.onEvent) return;
-      this.decisions.push(answer.ms);
       this.moved(answer);
       this.computers();
     }, COMPUTER_PAUSE_MS);
