@@ -37,7 +37,7 @@ from maumau.v1 import (
 )
 from maumau.v1 import matchmaking_pb2_grpc as mm_grpc
 from maumau_sdk import Platform
-from maumau_sdk.arena import Bot
+from maumau_sdk.arena import Bot, token_subject
 from maumau_sdk.errors import MauMauError
 from tests.accounts.support import Player, start_accounts, stop_accounts, trailer
 from tests.matchmaking.support import Inbox, start_matchmaker
@@ -211,12 +211,13 @@ async def test_two_bots_play_their_arena_matches_to_the_end_until_they_leave_or_
         await inbox.close()
 
 
-async def test_only_a_bot_joins_and_only_a_pool_and_table_sizes_the_arena_plays(
+async def test_only_a_bot_joins_only_a_pool_and_table_sizes_the_arena_plays_and_hears_its_pause(
     address: str,
     accounts: AccountsApp,
     matchmaker: MatchmakingApp,
     platform: Platform,
     preset: str,
+    client: redis.asyncio.Redis,
 ) -> None:
     token = await bot_token(address, accounts)
     stub = mm_grpc.MatchmakingServiceStub(grpc.aio.insecure_channel(f"127.0.0.1:{matchmaker.port}"))
@@ -244,6 +245,13 @@ async def test_only_a_bot_joins_and_only_a_pool_and_table_sizes_the_arena_plays(
         join(ruleset=ruleset_of("online"), seat_counts=[4, 2, 4]), metadata=as_bot
     )
     assert list(joined.seat_counts) == [4, 2] and joined.pool.waiting == 1
+    assert joined.paused_until_unix_ms == 0
+    now = time.time()
+    bot_id = token_subject(token)
+    await matchmaker.arena_pool.pause(bot_id, now + 600, now)  # as match_over pauses a bot
+    paused = await stub.JoinArena(join(ruleset=ruleset_of("online")), metadata=as_bot)
+    assert paused.paused_until_unix_ms == round((now + 600) * 1000), "told when it ends"
+    await client.delete(matchmaker.arena_pool.paused_key(bot_id))
     read = await stub.ListArenaPools(matchmaking_pb2.ListArenaPoolsRequest(), metadata=person.auth)
     assert {p.ruleset_text: p.waiting for p in read.pools}["online"] == 1, "any token lists"
     assert await refused(

@@ -276,9 +276,10 @@ class House:
         )
         renew = now + 60.0
         for pool in listed.pools:
-            request = matchmaking_pb2.JoinArenaRequest(
-                ruleset=pool.ruleset, seat_counts=seat_counts(pool.ruleset_text)
-            )
+            sizes = seat_counts(pool.ruleset_text)
+            if not sizes:
+                continue  # a pool of larger tables only: the house plays small ones
+            request = matchmaking_pb2.JoinArenaRequest(ruleset=pool.ruleset, seat_counts=sizes)
             try:
                 joined = await arena.JoinArena(request, metadata=metadata, timeout=10)
             except grpc.aio.AioRpcError as error:
