@@ -145,6 +145,7 @@ async def test_in_german_by_keyboard_with_tips_and_a_language_switch_mid_match(
     await page.locator(".table[data-turn='0']").wait_for(timeout=20_000)
     tip = page.locator("#tip strong")
     await tip.wait_for()
+    await audit(page, "solo table in German with a tip")
     assert (await tip.inner_text()).startswith("Tipp: ") and len(await tip.inner_text()) > 6
     before = await player.version()
     cards = await page.locator(".hand .card-button").evaluate_all(
