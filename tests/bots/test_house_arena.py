@@ -116,7 +116,7 @@ async def bot_token(address: str, accounts: AccountsApp) -> str:
     return str(made.access_token)
 
 
-async def test_the_house_accounts_are_made_once_as_bots_named_as_their_levels(
+async def test_the_house_accounts_are_made_once_as_house_bots_named_as_their_levels(
     client: redis.asyncio.Redis,
 ) -> None:
     first = [await house_account(client, level) for level in LEVELS]
@@ -125,7 +125,8 @@ async def test_the_house_accounts_are_made_once_as_bots_named_as_their_levels(
     for level, player_id in zip(LEVELS, first, strict=True):
         assert await client.hget(HOUSE_KEY, level) == player_id.encode()
         entry = await client.hgetall(player_key(player_id))
-        assert entry[b"name"] == display_name(level).encode() and entry[b"bot"] == b"1"
+        assert entry[b"name"] == display_name(level).encode()
+        assert entry[b"bot"] == entry[b"house"] == b"1"
 
 
 async def test_a_bot_in_the_arena_plays_the_house_levels(

@@ -5,6 +5,7 @@ tables out, the time given."""
 from __future__ import annotations
 
 import doctest
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -21,6 +22,8 @@ from maumau.matchmaking.arena import (
 
 RULES = ArenaRules(daily_matches=5, strikes_to_pause=3, strike_window_seconds=100, pause_seconds=50)
 NOW = 1000.0
+HOUSE = {f"bot{n}" for n in range(4)}
+"""The bots of the pools drawn that are the house's (a bot is or is not, in every pool)."""
 
 entries = st.builds(
     ArenaEntry,
@@ -32,7 +35,7 @@ entries = st.builds(
     matches_today=st.integers(0, 7),
     paused_until=st.sampled_from([0.0, NOW - 1, NOW + 1]),
     online=st.booleans(),
-)
+).map(lambda entry: replace(entry, house=entry.bot_id in HOUSE))
 
 
 def test_doctests() -> None:
@@ -44,10 +47,12 @@ def test_doctests() -> None:
 def test_every_table_seats_only_willing_bots_once_at_a_size_they_take(pool) -> None:
     """Each bot at one table at most, every seat a bot's of the pool (no filler), all of one
     preset at a size each of them asked for; a paused bot, one at its daily limit or one whose
-    event stream is closed, never."""
+    event stream is closed, never; and never a table of the house's bots alone."""
     tables = arena_tables(pool, RULES, NOW)
     seated = [player for table in tables for player, _ in table.seating]
     assert len(seated) == len(set(seated))
+    house = {e.bot_id for e in pool if e.house}
+    assert not any(all(bot in house for bot, _ in t.seating) for t in tables), "house alone"
     for table in tables:
         assert not table.bot_seats
         assert sorted(seat for _, seat in table.seating) == list(range(table.seats))
@@ -101,6 +106,22 @@ def test_the_daily_limit_and_a_pause_keep_a_bot_out() -> None:
     assert len(arena_tables([partner, pause_over], RULES, NOW)) == 1
     deaf = ArenaEntry("d", "classic", (2,), 0.0, online=False)
     assert arena_tables([partner, deaf], RULES, NOW) == [], "it would not hear of its seat"
+
+
+def test_the_house_plays_the_bots_that_come_not_itself_and_knows_no_daily_limit() -> None:
+    """issue 27: the platform's levels are bots in the arena to be played: two house bots and a
+    guest make the guest's table with one of them, however close the two house bots' ratings;
+    house bots alone wait; a house bot past the daily limit still plays."""
+    levels = [
+        ArenaEntry(f"house-{n}", "classic", (2,), 0.0, rating=10.0, house=True) for n in (1, 2)
+    ]
+    guest = ArenaEntry("guest", "classic", (2,), 5.0, rating=-30.0)
+    [table] = arena_tables([*levels, guest], RULES, NOW)
+    seated = {bot for bot, _ in table.seating}
+    assert "guest" in seated and len(seated & {"house-1", "house-2"}) == 1
+    assert arena_tables(levels, RULES, NOW) == []
+    busy = replace(levels[0], matches_today=RULES.daily_matches * 10)
+    assert len(arena_tables([busy, guest], RULES, NOW)) == 1
 
 
 @given(st.lists(st.floats(0, NOW), max_size=10))

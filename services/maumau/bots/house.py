@@ -10,8 +10,10 @@ their ratings on the bots' ladder are those of programs like the others.
 The house runs in the Bots service's process when ``MAUMAU_BOTS_HOUSE_LEVELS`` names levels
 (:class:`House`). Its accounts are made once and found again through the hash ``bots:house``
 (level -> player id): each is a player of the directory (``player:{<id>}``) named as its level
-is shown (``Random``, ``Heuristic``, ``Strong``: names no person may claim) and marked ``bot``,
-so it is shown as BOT and rated on the bots' ladder like any bot account. One Bots replica at a
+is shown (``Random``, ``Heuristic``, ``Strong``: names no person may claim) and marked ``bot``
+and ``house``, so it is shown as BOT and rated on the bots' ladder like any bot account; the
+arena seats it beside other bots only (the levels play whoever comes, not one another alone)
+and holds it to no daily limit. One Bots replica at a
 time plays each level, holding ``bots:house-lease:<level>`` (its replica id, expiring
 :data:`LEASE_SECONDS` after its latest renewal). A house bot needs no sign-in:
 it hears its seats from its account's event stream in Redis and keeps its presence there
@@ -34,7 +36,7 @@ import redis.asyncio as redis
 
 from maumau.common import account_events, tokens
 from maumau.common.lifecycle import pause
-from maumau.common.players import BOT, player_key
+from maumau.common.players import BOT, HOUSE, player_key
 from maumau.common.redis_client import connect
 from maumau.policies import decide
 from maumau.rules import Action, Ruleset
@@ -105,7 +107,9 @@ async def house_account(client: redis.Redis, level: str) -> str:
     found = await client.hget(HOUSE_KEY, level)
     assert found is not None
     player_id = found.decode() if isinstance(found, bytes) else str(found)
-    await client.hset(player_key(player_id), mapping={"name": display_name(level), BOT: "1"})
+    await client.hset(
+        player_key(player_id), mapping={"name": display_name(level), BOT: "1", HOUSE: "1"}
+    )
     return player_id
 
 

@@ -15,10 +15,13 @@ A bot account is marked by the field ``bot`` = "1" of the same hash, written onl
 service's BecomeBot (``maumau.accounts.arena``) and, for the house's own bot accounts, by the
 Bots service (``maumau.bots.house``), and never removed: the rating service rates it
 on the bots' ladder, the arena pool seats it, and everywhere its name appears it is shown as
-BOT. Read it with :func:`is_bot`."""
+BOT. Read it with :func:`is_bot`. The house's bot accounts also carry ``house`` = "1" (written
+by the Bots service only): the arena seats them beside other bots, never alone together, and
+holds them to no daily limit."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import cast
 
 import redis.asyncio as redis
@@ -31,6 +34,8 @@ GRANT = "grant:"
 UNTIL = "until:"
 BOT = "bot"
 """The field of ``player:{id}`` that marks a bot account: "1" once it became one."""
+HOUSE = "house"
+"""The field of ``player:{id}`` that marks one of the house's bot accounts: "1"."""
 
 
 def player_key(player_id: str) -> str:
@@ -110,3 +115,20 @@ class PlayerDirectory:
 async def is_bot(client: redis.Redis, player_id: str) -> bool:
     """Whether ``player_id`` is a bot account (the field ``bot`` = "1" of its directory hash)."""
     return await client.hget(player_key(player_id), BOT) in (b"1", "1")
+
+
+async def bot_flags(client: redis.Redis, player_id: str) -> tuple[bool, bool]:
+    """Whether ``player_id`` is a bot account, and whether it is one of the house's."""
+    bot, house = await client.hmget(player_key(player_id), [BOT, HOUSE])
+    return bot in (b"1", "1"), house in (b"1", "1")
+
+
+async def house_bots(client: redis.Redis, player_ids: Sequence[str]) -> set[str]:
+    """Those of ``player_ids`` that are the house's bot accounts (one key each)."""
+    if not player_ids:
+        return set()
+    async with client.pipeline(transaction=False) as pipe:
+        for player_id in player_ids:
+            pipe.hget(player_key(player_id), HOUSE)
+        found = await pipe.execute()
+    return {p for p, flag in zip(player_ids, found, strict=True) if flag in (b"1", "1")}

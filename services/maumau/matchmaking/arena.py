@@ -8,8 +8,9 @@ the one to try first first), since when it waits (it joined, or its last arena m
 rating on the bots' ladder, its bot-vs-bot matches today, until when it is paused and whether
 its event stream is open (a bot that would not hear of its seat is not seated). Tables form as
 a ranked queue's do (closest ratings first, the window widening with the wait), with no bot
-filling a seat: every seat is an entry's. A bot waiting for several presets sits at one table at
-a time.
+filling a seat: every seat is an entry's, and no table is of the house's bots alone (the
+platform's levels play the bots that come, not one another). A bot waiting for several presets
+sits at one table at a time per tick.
 
 >>> rules = ArenaRules()
 >>> pool = [ArenaEntry("a", "classic", (2,), 0.0), ArenaEntry("b", "classic", (2, 4), 1.0)]
@@ -47,6 +48,9 @@ class ArenaEntry:
     """Unix seconds until which it is paused for letting turns time out (0: not paused)."""
     online: bool = True
     """Whether its event stream is open, so it hears of a seat."""
+    house: bool = False
+    """Whether it is one of the platform's own levels (``maumau.bots.house``): those play the
+    other bots, never one another alone, and no daily limit holds them back."""
 
 
 @dataclass(frozen=True)
@@ -90,8 +94,10 @@ def check_seat_counts(counts: Iterable[int]) -> tuple[int, ...]:
 
 
 def may_play(entry: ArenaEntry, rules: ArenaRules, now: float) -> bool:
-    """Whether ``entry`` may be seated now: online, not paused, and under the daily limit."""
-    return entry.online and entry.paused_until <= now and entry.matches_today < rules.daily_matches
+    """Whether ``entry`` may be seated now: online, not paused, and under the daily limit (a
+    house bot has none: it plays whoever comes)."""
+    under_limit = entry.house or entry.matches_today < rules.daily_matches
+    return entry.online and entry.paused_until <= now and under_limit
 
 
 def arena_tables(entries: Sequence[ArenaEntry], rules: ArenaRules, now: float) -> list[Table]:
@@ -109,6 +115,17 @@ def arena_tables(entries: Sequence[ArenaEntry], rules: ArenaRules, now: float) -
                 and may_play(entry, rules, now)
             ):
                 free.setdefault(entry.bot_id, entry)
+        for table in _tables_with_a_guest(list(free.values()), rules, now):
+            tables.append(table)
+            seated.update(player for player, _ in table.seating)
+    return tables
+
+
+def _tables_with_a_guest(free: list[ArenaEntry], rules: ArenaRules, now: float) -> list[Table]:
+    """The tables of ``free`` (one preset's) with at least one bot that is not the house's:
+    a table of house bots alone is not played; its first house bot sits this tick out and the
+    tables form again, so a guest beside them still finds its house opponent."""
+    while True:
         waiting = [
             Waiting(
                 ticket_id=entry.bot_id,
@@ -119,12 +136,15 @@ def arena_tables(entries: Sequence[ArenaEntry], rules: ArenaRules, now: float) -
                 enqueued_at=entry.waiting_since,
                 rating=entry.rating,
             )
-            for entry in free.values()
+            for entry in free
         ]
-        for table in form_tables(waiting, rules.policy, now):
-            tables.append(table)
-            seated.update(player for player, _ in table.seating)
-    return tables
+        tables = form_tables(waiting, rules.policy, now)
+        house = {entry.bot_id for entry in free if entry.house}
+        alone = [t for t in tables if all(bot in house for bot, _ in t.seating)]
+        if not alone:
+            return tables
+        out = {t.seating[0][0] for t in alone}
+        free = [entry for entry in free if entry.bot_id not in out]
 
 
 def strikes_pause(strikes: Iterable[float], rules: ArenaRules, now: float) -> float | None:

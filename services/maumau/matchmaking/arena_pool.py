@@ -23,8 +23,9 @@ Per bot, in the bot's own slot:
 - ``arena:paused:{<bot id>}``  when the bot's pause ends (Unix seconds); it expires then
 
 Read beside them, from the contracts of others: the bot's bot-vs-bot matches today
-(``maumau.common.daily_limits``) and whether its event stream is open
-(``maumau.common.account_events.online``).
+(``maumau.common.daily_limits``), whether its event stream is open
+(``maumau.common.account_events.online``) and whether it is the house's
+(``maumau.common.players``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import orjson
 import redis.asyncio as redis
 
 from maumau.common import account_events, daily_limits
+from maumau.common.players import house_bots
 from maumau.common.redis_client import Durability, Script
 from maumau.matchmaking.arena import ArenaEntry
 
@@ -123,8 +125,8 @@ class ArenaPool:
 
     async def waiting(self, preset: str, now: float) -> list[ArenaEntry]:
         """The bots of the pool of ``preset`` free to be seated at ``now`` (not playing), with
-        their pauses, matches today and presence; members whose entry expired are dropped,
-        leases run out forgotten."""
+        their pauses, matches today, presence and house flags; members whose entry expired are
+        dropped, leases run out forgotten."""
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.zremrangebyscore(self.playing_key(preset), "-inf", now)
             pipe.zrange(self.playing_key(preset), 0, -1)
@@ -143,6 +145,7 @@ class ArenaPool:
         paused = await self.paused_until(kept)
         played = await self.matches_today(kept, now)
         online = await account_events.online(self.redis, kept, now)
+        house = await house_bots(self.redis, kept)
         return [
             ArenaEntry(
                 bot_id=bot,
@@ -152,6 +155,7 @@ class ArenaPool:
                 matches_today=played.get(bot, 0),
                 paused_until=paused.get(bot, 0.0),
                 online=bot in online,
+                house=bot in house,
             )
             for bot, (_, since), entry in zip(bots, members, entries, strict=True)
             if entry is not None

@@ -15,7 +15,7 @@ from maumau import wire
 from maumau.common import daily_limits, tokens
 from maumau.common.errors import ServiceError, invalid, precondition
 from maumau.common.lifecycle import pause
-from maumau.common.players import PlayerDirectory, is_bot
+from maumau.common.players import PlayerDirectory, bot_flags
 from maumau.common.quotas import Quotas
 from maumau.matchmaking.arena import check_seat_counts
 from maumau.matchmaking.arena_pool import ArenaPool
@@ -445,12 +445,14 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServiceServicer):
 
     # ---------------------------------------------------------------- the bot arena
 
-    async def _bot(self, context: Context) -> str:
-        """The caller, a bot account (its bot:play token, its session or a play token)."""
+    async def _bot(self, context: Context) -> tuple[str, bool]:
+        """The caller, a bot account (its bot:play token, its session or a play token), and
+        whether it is the house's."""
         player = await self._player(context, tokens.Scope.BOT_PLAY)
-        if not await is_bot(self.arena.redis, player):
+        bot, house = await bot_flags(self.arena.redis, player)
+        if not bot:
             raise refusal("not_a_bot")
-        return player
+        return player, house
 
     def _pool(self, ruleset_pb: Any) -> str:
         """The arena pool a request's ruleset names; INVALID_ARGUMENT for any other."""
@@ -468,7 +470,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServiceServicer):
     async def JoinArena(
         self, request: matchmaking_pb2.JoinArenaRequest, context: Context
     ) -> matchmaking_pb2.JoinArenaResponse:
-        bot = await self._bot(context)
+        bot, house = await self._bot(context)
         preset = self._pool(request.ruleset)
         playable = sorted(playable_sizes(preset))
         try:
@@ -480,8 +482,11 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServiceServicer):
             raise refusal("arena_seat_counts", ruleset=preset, allowed=allowed)
         now = time.time()
         most = self.settings.arena_bot_matches_per_day
-        with daily_limits.refused_past_limit(now):
-            await daily_limits.remaining(self.arena.redis, bot, daily_limits.BOT_MATCHES, most, now)
+        if not house:  # the house plays whoever comes, as often as they come
+            with daily_limits.refused_past_limit(now):
+                await daily_limits.remaining(
+                    self.arena.redis, bot, daily_limits.BOT_MATCHES, most, now
+                )
         await self.arena.join(bot, preset, counts, now)
         paused = (await self.arena.paused_until([bot])).get(bot, 0.0)
         return matchmaking_pb2.JoinArenaResponse(
@@ -494,7 +499,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServiceServicer):
     async def LeaveArena(
         self, request: matchmaking_pb2.LeaveArenaRequest, context: Context
     ) -> matchmaking_pb2.LeaveArenaResponse:
-        bot = await self._bot(context)
+        bot, _ = await self._bot(context)
         chosen = self.settings.arena_pools()
         if request.HasField("ruleset"):
             chosen = (self._pool(request.ruleset),)
