@@ -14,7 +14,7 @@ from maumau.common import account_events, tokens
 from maumau.matchmaking.arena import ArenaRules
 from maumau.matchmaking.arena_pool import ArenaPool
 from maumau.matchmaking.arena_worker import ArenaFormer, account_notices
-from maumau.matchmaking.ratings import redis_ratings
+from maumau.matchmaking.ratings import rating_key, redis_ratings
 from maumau.matchmaking.tables import Tables
 from maumau.v1 import arena_pb2, engine_pb2, engine_pb2_grpc, game_pb2
 from tests.matchmaking.support import listening
@@ -128,3 +128,24 @@ async def test_a_bot_whose_turns_keep_timing_out_is_paused_and_told(client, chan
     )
     assert await former.match_over(stranger, now=300.0) == []
     assert await client.exists(pool.strikes_key("someone")) == 0, "no strike outside the arena"
+
+
+async def test_bots_of_close_ratings_on_the_bots_ladder_are_seated_together(
+    client, channel, ruleset
+):
+    """The arena reads each bot's rating as the rating service keeps it: per preset name
+    (``rating:classic:{<bot>}`` for a pool of ``classic target=...``), so a table seats bots of
+    close ratings."""
+    pool = ArenaPool(client)
+    former = former_of(client, channel, ruleset, ArenaRules())
+    bots = [f"rated-{n}-{uuid.uuid4().hex[:6]}" for n in range(4)]
+    ratings = dict(zip(bots, (0, 50, 1, 51), strict=True))
+    for n, (bot, rating) in enumerate(ratings.items()):
+        await client.set(rating_key("classic", bot), str(rating), ex=600)
+        await pool.join(bot, ruleset, [2], now=100.0 + n)
+    await listening(client, *ratings)
+    told = await former.tick(now=104.0)
+    tables: dict[str, set[float]] = {}
+    for s in told:
+        tables.setdefault(s.match_id, set()).add(ratings[s.bot_id])
+    assert sorted(map(sorted, tables.values())) == [[0, 1], [50, 51]]

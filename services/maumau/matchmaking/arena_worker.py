@@ -154,7 +154,8 @@ class ArenaFormer:
             ARENA_POOL.labels(preset).set(len(waiting))
             if len(waiting) < 2:
                 continue
-            rated = await self.ratings(preset, [entry.bot_id for entry in waiting])
+            ladder = preset.split()[0]  # ratings are kept per preset name, as the queue's
+            rated = await self.ratings(ladder, [entry.bot_id for entry in waiting])
             entries = [replace(e, rating=r) for e, r in zip(waiting, rated, strict=True)]
             claimed = []
             for table in arena_tables(entries, self.rules, now):
