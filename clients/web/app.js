@@ -1,12 +1,13 @@
 // The page: the front page (a table in one click: against the computer, with a friend, ranked),
 // rooms, the table, the summary, profile and leaderboards, tournaments, and a page for paths and
 // links that lead nowhere. Paths: /, /room/CODE, /play?match=ID, /solo (a solo match played in
-// the page, solo.js), /profile, /leaderboard,
+// the page, solo.js), /bots (a challenge to a bot, arena.js), /profile, /leaderboard,
 // /tournaments, /tournament/ID, and the account's (account.js): /sign-up, /sign-in, /account,
 // /auth/callback.
 
 import { accountPage, providerCallback, signInPage, signUpPage } from "./account.js";
 import { ApiError, Live, del, get, post } from "./api.js";
+import { botsPage, challengeFrame, stopArena } from "./arena.js";
 import { cardElement, deckOf, installSprite } from "./cards.js";
 import { $, applyMotion, fill, motionSetting, setMotion } from "./dom.js";
 import { cardName, lang, levelName, presetName, rulesetName, setLanguage, t } from "./i18n.js";
@@ -48,6 +49,8 @@ function onFrame(frame) {
     showRoom(frame.room);
   } else if (frame.type === "ticket") {
     showTicket(frame.ticket);
+  } else if (frame.type === "challenge") {
+    challengeFrame(frame);
   } else if (frame.type === "error") {
     announce(frame.error.message, true);
   }
@@ -93,7 +96,7 @@ function chrome() {
   document.documentElement.lang = lang();
   document.title = t("title");
   const nav = document.getElementById("nav");
-  const links = [["/", "nav_play"], ["/profile", "nav_profile"], ["/leaderboard", "nav_leaderboard"], ["/tournaments", "nav_tournaments"],
+  const links = [["/", "nav_play"], ["/profile", "nav_profile"], ["/leaderboard", "nav_leaderboard"], ["/bots", "nav_bots"], ["/tournaments", "nav_tournaments"],
     state.account ? ["/account", "nav_account"] : ["/sign-in", "nav_sign_in"]];
   fill(nav, links.map(([href, key]) => $("a", {
     href, "aria-current": location.pathname === href ? "page" : null,
@@ -167,13 +170,14 @@ window.addEventListener("popstate", () => route());
 
 function leaveScreens() {
   stopTournaments();
+  stopArena(live);
   if (state.table) state.table.stop();
   state.table = null;
   if (state.room) live.unfollow(`room:${state.room.code}`);
   state.room = null;
 }
 
-const KNOWN = [/^\/$/, /^\/rooms$/, /^\/queue$/, /^\/learn$/, /^\/play$/, /^\/solo$/, /^\/profile$/, /^\/leaderboard$/,
+const KNOWN = [/^\/$/, /^\/rooms$/, /^\/queue$/, /^\/learn$/, /^\/play$/, /^\/solo$/, /^\/profile$/, /^\/leaderboard$/, /^\/bots$/,
   /^\/tournaments$/, /^\/room\/[^/]+$/, /^\/tournament\/[^/]+$/, /^\/sign-up$/, /^\/sign-in$/, /^\/account$/,
   /^\/auth\/callback$/];
 
@@ -213,6 +217,7 @@ async function route() {
     if (path === "/solo") return await openSolo();
     if (path === "/profile") return await profile();
     if (path === "/leaderboard") return await leaderboard();
+    if (path === "/bots") return await botsPage(main, { go, announce, live, account: state.account });
     if (path === "/sign-up") return signUpPage(main, accountContext());
     if (path === "/account") return await accountPage(main, accountContext());
     if (path === "/tournaments") return await tournamentsPage(main, go, announce, state.me);
@@ -519,8 +524,9 @@ async function openTable(matchId) {
   const holder = $("div", { id: "solo-table" });
   const tableRoot = $("div", { class: "table-root" });
   fill(main, fill(holder, tableRoot));
-  const tournament = new URLSearchParams(location.search).get("tournament");
-  const table = new Table(tableRoot, live, announce, { matchId, onOver: (done) => summary(done, holder, false, tournament), tips, onDecision: decided });
+  const query = new URLSearchParams(location.search);
+  const [tournament, arena] = [query.get("tournament"), query.has("arena")];
+  const table = new Table(tableRoot, live, announce, { matchId, onOver: (done) => summary(done, holder, false, tournament, arena), tips, onDecision: decided });
   state.table = table;
   try {
     await table.start();
@@ -584,7 +590,7 @@ function soloSummary(table, holder) {
   });
 }
 
-async function summary(table, holder, inRoom, tournament = null) {
+async function summary(table, holder, inRoom, tournament = null, arena = false) {
   const v = table.view || { seat: -1 };
   const seatCount = table.view ? table.view.hand_sizes.length : 0;
   const deal = table.view ? await dealConstants(table.view.ruleset, seatCount).catch(() => null) : null;
@@ -600,6 +606,7 @@ async function summary(table, holder, inRoom, tournament = null) {
     : $("div", { class: "actions" },
       tournament
         ? $("button", { type: "button", id: "back-to-tournament", class: "primary", onclick: () => go(`/tournament/${encodeURIComponent(tournament)}`) }, t("tour_back"))
+        : arena ? $("button", { type: "button", id: "bots-again", class: "primary", onclick: () => go("/bots") }, t("arena_again"))
         : [
           !watching && table.info && !table.info.ranked ? $("button", { type: "button", id: "new-match", class: "primary", onclick: () => playAgain(table) }, t("play_again")) : null,
           $("a", { href: "/", class: "button", id: "front-page", onclick: (e) => { e.preventDefault(); go("/"); } }, t("to_front_page")),
@@ -745,7 +752,8 @@ async function leaderboard() {
     const rows = (page) => page.entries.map((e) => [e.rank, named(e), e.skill.display, e.matches_played]);
     const headers = [t("rank"), t("name"), t("rating"), t("played")];
     fill(box, grid(headers, rows(top), t("ladder_empty")),
-      bots ? $("p", { class: "hint", text: t("ladder_bots_hint") })
+      bots ? $("p", { class: "hint" }, t("ladder_bots_hint"), " ",
+        $("a", { href: "/bots", id: "play-a-bot", onclick: (e) => { e.preventDefault(); go("/bots"); } }, t("arena_title")))
         : around && around.entries && around.entries.length ? [$("h2", { text: t("around_you") }), grid(headers, rows(around))]
           : $("p", { class: "hint", text: t("ladder_unranked") }));
   };

@@ -71,7 +71,7 @@ async def online_bot(
         accounts_address=f"127.0.0.1:{services.accounts.port}",
     ) as platform:
         player = await platform.register(name)
-        username = f"{name.lower()}_{secrets.token_hex(4)}"
+        username = f"{name.lower()[:10]}_{secrets.token_hex(4)}"
         await player.account.claim(username, password=PASSWORD)
         await player.account.become_bot()
         _, token = await player.account.create_access_token("arena", scope="bot:play")

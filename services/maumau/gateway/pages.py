@@ -25,6 +25,7 @@ PAGES = (
     "/queue",
     "/profile",
     "/leaderboard",
+    "/bots",
     "/learn",
     "/tournaments",
     "/tournament/{tournament_id}",
