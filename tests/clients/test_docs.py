@@ -6,7 +6,9 @@ exists), and every page of docs/ is in mkdocs.yml's nav.
 
 - ```bash blocks run as bash scripts (``set -eo pipefail``) from the project folder, with the
   default addresses (127.0.0.1:50051-50056, the example bot's port 7000) replaced by this
-  platform's. The lines listed in :data:`NOT_RUN` are left out, each for the reason given there.
+  platform's; a block with npm commands needs node and npm (installed or skipped as for
+  tests/clients/test_typescript.py). The lines listed in :data:`NOT_RUN` are left out, each for
+  the reason given there.
 - ```python blocks run with ``.venv/bin/python``: a whole program as it is, a fragment (one with
   a top-level ``await``) inside a harness that opens a match for it (``platform``, ``player``,
   ``seat``).
@@ -221,6 +223,9 @@ def run(
 def test_bash_block_runs(where, code, whole_platform, tools, tmp_path):
     kept = [line for line in code.splitlines() if command(line) not in NOT_RUN]
     assert not any(command(line).startswith("make ") for line in kept), "a command not run"
+    if any(command(line).startswith("npm ") for line in kept):  # the TypeScript package
+        require("node", "nodejs")
+        require("npm", "npm")
     script = localize("\n".join(kept), whole_platform, free_port())
     serves = "my bot serves maumau.v1.BotsService" if "bot_server.py" in script else None
     output = run(["bash", "-eo", "pipefail", "-c", script], whole_platform, tools, tmp_path, serves)

@@ -25,7 +25,7 @@ from tests.support.programs import require
 PACKAGE = ROOT / "clients" / "typescript"
 NPM_CI_SECONDS = 600
 NPM_TEST_SECONDS = 600
-SAMPLES = [ROOT / "docs" / "clients.md", PACKAGE / "README.md"]
+SAMPLES = [ROOT / "docs" / "clients.md", ROOT / "docs" / "write-a-bot.md", PACKAGE / "README.md"]
 FENCE = re.compile(r"^```typescript\n(.*?)^```\n", re.DOTALL | re.MULTILINE)
 
 
