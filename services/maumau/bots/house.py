@@ -201,8 +201,13 @@ class House:
                     await self._serve(level, bot_id, platform, arena, seats, stopping)
                 else:  # another replica plays it
                     await pause(stopping, LEASE_SECONDS / 3)
-            except (redis.RedisError, grpc.aio.AioRpcError, OSError) as error:
-                log.warning("house %s: %s; trying again", level, error)
+            except grpc.aio.AioRpcError as error:
+                log.warning(
+                    "house %s: %s %s; trying again", level, error.code().name, error.details()
+                )
+                await pause(stopping, 1.0)
+            except (redis.RedisError, OSError) as error:
+                log.warning("house %s: %r; trying again", level, error)
                 await pause(stopping, 1.0)
         for task in seats:
             task.cancel()
@@ -276,7 +281,10 @@ class House:
         """Join (or renew) every pool of the arena; when to renew next. A refused join (the
         day's matches played) is tried again a minute later."""
         listed = await arena.ListArenaPools(
-            matchmaking_pb2.ListArenaPoolsRequest(), metadata=metadata, timeout=10
+            matchmaking_pb2.ListArenaPoolsRequest(),
+            metadata=metadata,
+            timeout=10,
+            wait_for_ready=True,  # the matchmaker may start after the Bots service
         )
         renew = now + 60.0
         for pool in listed.pools:
@@ -285,7 +293,9 @@ class House:
                 continue  # a pool of larger tables only: the house plays small ones
             request = matchmaking_pb2.JoinArenaRequest(ruleset=pool.ruleset, seat_counts=sizes)
             try:
-                joined = await arena.JoinArena(request, metadata=metadata, timeout=10)
+                joined = await arena.JoinArena(
+                    request, metadata=metadata, timeout=10, wait_for_ready=True
+                )
             except grpc.aio.AioRpcError as error:
                 if error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
                     raise
