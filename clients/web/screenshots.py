@@ -8,7 +8,8 @@ page, a 4-seat table (against three computers, started by a click on the front p
 an 8-seat table (a room its host starts, computers in the free seats) in each deck (52 French
 cards, the 32-card Skat deck, the colour deck), the summary after a match (the whole page), and
 the account's pages: sign-up, sign-in and the account page (the whole page) of a player who
-signed up with a password and made an access token.
+signed up with a password and made an access token, and "Play a bot" with a challenge waiting
+(a bot account online in this process, answering nothing).
 Each table is taken when it is the page's turn, with its playable cards raised. The deals are
 new each run. ``SHOTS`` lists the pictures; tests/clients/test_screenshots.py holds the
 committed folder and docs/playing.md to it.
@@ -42,7 +43,8 @@ DECKS = {
 @dataclass(frozen=True)
 class Shot:
     name: str
-    what: str  # "front", "table", "summary", or an account page: "sign-up", "sign-in", "account"
+    what: str  # "front", "table", "summary", "bots", or an account page: "sign-up", "sign-in",
+    # "account"
     deck: str = ""
     seats: int = 0
     size: str = "desktop"
@@ -63,6 +65,7 @@ def all_shots() -> list[Shot]:
         listed.append(Shot(f"summary-{size}", "summary", "french52", 4, size))
         for page in ACCOUNT_PAGES:
             listed.append(Shot(f"{page}-{size}", page, size=size))
+        listed.append(Shot(f"bots-{size}", "bots", size=size))
     return listed
 
 
@@ -138,6 +141,16 @@ async def account_page(page: Any, base: str, what: str, username: str) -> None:
     await page.wait_for_timeout(400)
 
 
+async def bots_page(page: Any, base: str, username: str) -> None:
+    """The "Play a bot" page of a player with an account, a challenge to the bot waiting."""
+    claim = {"username": username, "password": "a long walk by the sea"}
+    await page.evaluate(POST, ["/api/account/claim", claim])
+    await page.goto(base + "/bots")
+    await page.locator(".bot-entry button").first.click()
+    await page.locator("#challenge-cancel").wait_for()
+    await page.wait_for_timeout(400)
+
+
 async def take(browser: Any, base: str, shot: Shot, out: Path) -> None:
     from tests.gateway.browser import match_of, robot
 
@@ -159,6 +172,8 @@ async def take(browser: Any, base: str, shot: Shot, out: Path) -> None:
         await page.locator("#play-now .tile").first.wait_for()
         if shot.what in ACCOUNT_PAGES:
             await account_page(page, base, shot.what, ACCOUNT_NAMES[shot.size])
+        elif shot.what == "bots":
+            await bots_page(page, base, f"{ACCOUNT_NAMES[shot.size].lower()}_bots")
         elif shot.what in ("table", "summary"):
             preset, options = DECKS[shot.deck]
             if shot.seats <= 4:
@@ -207,13 +222,14 @@ async def main(only: list[str], out: Path) -> None:
     from playwright.async_api import async_playwright
 
     from maumau.common.redis_server import EmbeddedRedis
+    from tests.gateway.arena_bots import online_bot
     from tests.gateway.browser import CHROMIUM, FLAGS
     from tests.gateway.support import platform, start_gateway
 
     out.mkdir(parents=True, exist_ok=True)
     chosen = [s for s in SHOTS if not only or any(part in s.name for part in only)]
     with tempfile.TemporaryDirectory() as folder, EmbeddedRedis(Path(folder)) as redis_server:
-        async with platform(redis_server.url) as services:
+        async with platform(redis_server.url) as services, online_bot(services, "Robo", "ignore"):
             gateway = await start_gateway(services.settings())
             try:
                 async with async_playwright() as playwright:

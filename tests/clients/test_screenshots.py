@@ -32,7 +32,7 @@ def png_size(path: Path) -> tuple[int, int]:
 
 def test_the_folder_holds_the_scripts_shots_and_no_other_file() -> None:
     shots = script().SHOTS
-    assert len(shots) == 22
+    assert len(shots) == 24
     assert sorted(p.name for p in FOLDER.iterdir()) == sorted(s.file for s in shots)
 
 
