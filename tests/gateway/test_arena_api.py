@@ -17,7 +17,8 @@ from typing import Any
 import aiohttp
 import pytest
 
-from maumau.gateway.arena_commands import ARENA_STREAMS
+from maumau.gateway.arena_commands import ARENA_STREAMS, outcome
+from maumau.v1 import arena_pb2
 from tests.gateway.arena_bots import PASSWORD, WAIT_SECONDS, OnlineBot, online_bot
 from tests.gateway.support import Gateway, Platform
 from tests.gateway.test_accounts_api import answer, jar, registered
@@ -59,7 +60,7 @@ async def challenge(
     return await answer(session, "POST", "/api/arena/challenges", json=body)
 
 
-async def outcome(
+async def followed(
     gateway: Gateway, session: aiohttp.ClientSession, challenge: dict[str, Any]
 ) -> list[dict[str, Any]]:
     """The frames of the challenge's follow over a WebSocket, up to its end."""
@@ -92,7 +93,7 @@ async def test_a_person_challenges_a_bot_online_and_gets_the_seat_when_it_accept
         assert status == 200, made
         assert made["challenged_ids"] == [robo.player_id] and made["rated"] is False
         assert made["ruleset_text"] == "classic target=0"
-        frames = await outcome(gateway, ada, made)
+        frames = await followed(gateway, ada, made)
         assert [f["type"] for f in frames] == ["challenge", "end"], frames
         accepted = frames[0]
         assert accepted["state"] == "accepted" and accepted["seat"] == 0
@@ -108,7 +109,7 @@ async def test_a_decline_reaches_the_page_with_its_reason(
     async with online_bot(services, "Picky", "ruleset") as picky:
         status, made = await challenge(ada, picky)
         assert status == 200, made
-        frames = await outcome(gateway, ada, made)
+        frames = await followed(gateway, ada, made)
         assert frames[0]["state"] == "declined" and frames[0]["reason"] == "ruleset", frames
         assert frames[0]["player_id"] == picky.player_id and frames[-1]["type"] == "end"
 
@@ -192,3 +193,32 @@ async def test_hostile_requests_are_refused_and_change_nothing(
     assert status == 200
     status, body = await answer(ada, "DELETE", where)
     assert (status, body["error"]["code"]) == (404, "arena_challenge_unknown"), body
+
+
+@pytest.mark.parametrize(
+    ("event", "said"),
+    [
+        (arena_pb2.AccountEvent(challenge_expired=arena_pb2.ChallengeExpired(challenge_id="c1")),
+         {"state": "expired"}),
+        (arena_pb2.AccountEvent(
+            challenge_cancelled=arena_pb2.ChallengeCancelled(challenge_id="c1")),
+         {"state": "cancelled"}),
+        (arena_pb2.AccountEvent(challenge_declined=arena_pb2.ChallengeDeclined(
+            challenge_id="c1", player_id="b", reason=arena_pb2.DECLINE_REASON_TOO_MANY_SEATS)),
+         {"state": "declined", "reason": "too_many_seats", "player_id": "b"}),
+        (arena_pb2.AccountEvent(match_started=arena_pb2.SeatMatchStarted(
+            match_id="m", seat=0, seat_token="secret", challenge_id="c1")),
+         {"state": "accepted", "match_id": "m", "seat": 0}),
+        (arena_pb2.AccountEvent(challenge_expired=arena_pb2.ChallengeExpired(challenge_id="c2")),
+         None),
+        (arena_pb2.AccountEvent(match_started=arena_pb2.SeatMatchStarted(
+            match_id="m", seat_token="secret", arena=True)), None),
+        (arena_pb2.AccountEvent(keep_alive=arena_pb2.KeepAlive()), None),
+    ],
+)  # fmt: skip
+def test_each_end_of_a_challenge_is_told_and_other_events_are_passed_over(
+    event: arena_pb2.AccountEvent, said: dict[str, Any] | None
+) -> None:
+    """What the page hears of challenge c1: its expiry (20 s unanswered while nobody follows
+    it), a call-off, a decline with its reason's word, its match's seat (never its token)."""
+    assert outcome(event, "c1") == said

@@ -24,7 +24,7 @@ import grpc
 from aiohttp import web
 
 from maumau.gateway.account_commands import account_refusal, call
-from maumau.gateway.context import SEATS, UPSTREAMS, lang_of, reply
+from maumau.gateway.context import REFUSED, SEATS, UPSTREAMS, lang_of, reply
 from maumau.gateway.inputs import body_of, field, require_session, ruleset_of, timeout_of
 from maumau.gateway.sessions import Session
 from maumau.gateway.upstream import Refusal, bearer, refusal
@@ -159,6 +159,7 @@ async def progress(
     the same account."""
     waiting = app[ARENA_STREAMS]
     if session.player_id in waiting:
+        REFUSED.labels("challenge_streams").inc()
         text = TEXTS[lang]["challenge_streams"]
         raise refusal("RESOURCE_EXHAUSTED", lang, text, "challenge_streams", RETRY_SECONDS)
     waiting.add(session.player_id)
