@@ -1,7 +1,8 @@
 """Play a bot in a real browser (Debian's Chromium, headless) against the whole platform, with
 bot accounts online in the test process (issue 27: "a person challenging a bot and playing it in
 the browser"): a person with an account finds the bot on /bots, challenges it, the bot accepts,
-the person plays the match to its end on the table and the summary shows; a bot that declines
+the person plays the match to its end on the table (a random one of the moves offered each
+turn) and the summary shows; a bot that declines
 with the reason "ruleset" is said to in words, in German; the page by keyboard alone (challenge
 and cancel), an axe audit of the bots online and of a challenge waiting, and a phone's width
 without sideways scrolling; without an account the page says to make one."""
@@ -9,11 +10,13 @@ without sideways scrolling; without an account the page says to make one."""
 from __future__ import annotations
 
 import asyncio
+import random
 import re
 import secrets
 
 from axe_playwright_python.async_playwright import Axe
 from playwright.async_api import Browser, BrowserContext, Page, expect
+from playwright.async_api import Error as PlaywrightError
 
 from tests.gateway.arena_bots import PASSWORD, WAIT_SECONDS, online_bot
 from tests.gateway.browser import ARTEFACTS, Player, match_of, new_context
@@ -47,6 +50,35 @@ async def bot_name(page: Page, player_id: str) -> str:
     return str(names[0])
 
 
+class RandomPlayer(Player):
+    """A person who plays a random one of the moves the table offers each turn (a wish or a
+    confirmation the page asks for after a card comes first, as for :class:`Player`)."""
+
+    rng = random.Random()
+
+    async def step(self, tap: bool = False) -> bool:
+        page = self.page
+        try:
+            if await self.over() or await page.locator(".table.busy").count():
+                return False
+            before = await self.version()
+            for follow_up in (".prompt .wish", ".prompt button.primary"):
+                if await page.locator(follow_up).count():
+                    await page.locator(follow_up).first.click(timeout=1500)
+                    await self.wait_change(before)
+                    return True
+            offered = page.locator(".card-button.legal, .table .actions .action")
+            count = await offered.count()
+            if not count:
+                return False
+            await offered.nth(self.rng.randrange(count)).click(timeout=1500)
+            if not await page.locator(".prompt").count():
+                await self.wait_change(before)
+            return True
+        except PlaywrightError:
+            return False  # the table was redrawn under the pointer: look again
+
+
 async def audit(page: Page, screen: str) -> None:
     found = findings((await Axe().run(page)).response)
     assert not found, f"{screen}:\n" + "\n".join(found)
@@ -69,7 +101,7 @@ async def test_a_person_challenges_a_bot_and_plays_it_to_the_end(
         await page.get_by_role("button", name=f"Challenge {name}").click()
         await page.wait_for_url(re.compile(r"/play\?match=.+&arena=1"))
         await page.wait_for_selector(".table")
-        moves = await Player(page, gateway.url).play_to_end(timeout=120)
+        moves = await RandomPlayer(page, gateway.url).play_to_end(timeout=120)
         assert moves > 0
         summary = page.locator("#summary")
         await expect(summary.get_by_role("heading", name="Match over")).to_be_visible()
