@@ -24,7 +24,6 @@ from pathlib import Path
 
 from aiohttp import web
 
-import maumau.solo
 from maumau.gateway.pages import WEB_ROOT
 
 log = logging.getLogger(__name__)
@@ -40,6 +39,9 @@ PYODIDE_FILES = {
 the standard library alone)."""
 PACKAGES = ("rules", "policies")
 """The ``maumau`` packages the solo match imports, besides ``maumau/solo.py`` itself."""
+MAUMAU_ROOT = Path(__file__).resolve().parents[1]
+"""The ``maumau`` package's folder, where ``solo.py`` and the packages lie (read as files: the
+gateway serves them to the page and never imports them)."""
 FOREVER = "public, max-age=31536000, immutable"
 WORKER = WEB_ROOT / "solo-worker.js"
 
@@ -78,7 +80,7 @@ class SoloFiles:
                 log.warning("no Pyodide in %s: solo matches are played on the server", path)
             return cls(None)
         version = json.loads((path / "package.json").read_text()).get("version", "")
-        package = package_zip(Path(maumau.solo.__file__).resolve().parent)
+        package = package_zip(MAUMAU_ROOT)
         return cls(path, str(version), package, hashlib.sha256(package).hexdigest()[:16])
 
     @property
