@@ -67,9 +67,9 @@ DECLINE_REASONS = {
 """A reason's word for the page ("ruleset", "too_many_seats"), which says it in its language."""
 
 
-def arena_refusal(request: web.Request, status: str, code: str, **wait: float) -> Refusal:
+def arena_refusal(request: web.Request, status: str, code: str) -> Refusal:
     lang = lang_of(request)
-    return refusal(status, lang, TEXTS[lang][code], code, wait.get("retry_after_seconds"))
+    return refusal(status, lang, TEXTS[lang][code], code)
 
 
 async def online_bots(request: web.Request) -> web.Response:
