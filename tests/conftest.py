@@ -8,11 +8,16 @@ from collections.abc import AsyncIterator, Iterator
 # child needs none of them, as it execs at once. Set before anything imports grpc.
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
+import uuid
+
 import pytest
 import redis.asyncio
 
+from maumau.common.config import ServiceConfig
 from maumau.common.redis_server import EmbeddedRedis
 from maumau.engine.app import EngineApp
+from maumau.rating.app import RatingApp
+from maumau.rating.settings import Settings as RatingSettings
 from tests.support.engine import start_engine, stop_engine
 
 
@@ -46,3 +51,18 @@ async def engine(redis_server: EmbeddedRedis) -> AsyncIterator[EngineApp]:
 @pytest.fixture
 def address(engine: EngineApp) -> str:
     return f"127.0.0.1:{engine.port}"
+
+
+@pytest.fixture
+async def lone_rating(redis_server: EmbeddedRedis) -> AsyncIterator[RatingApp]:
+    """A rating replica with keys and a results stream of its own, so it knows no games: what
+    BecomeBot asks about an account (the arena's ratings themselves are the rating tests')."""
+    config = ServiceConfig(host="127.0.0.1", port=0, metrics_port=0, health_interval_seconds=0.2)
+    connection = redis.asyncio.Redis.from_url(redis_server.url)
+    tag = f"arena-test-{uuid.uuid4().hex[:12]}"
+    settings = RatingSettings(consumer="replica-1", block_seconds=0.05)
+    app = RatingApp(connection, config, settings, stream=f"{tag}:results", tag=tag)
+    await app.start()
+    yield app
+    await app.stop(0)
+    await connection.aclose()

@@ -7,22 +7,18 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-import uuid
 from collections.abc import AsyncIterator
 
 import grpc
 import pytest
-import redis.asyncio
 
 from maumau.accounts.app import AccountsApp
 from maumau.common import account_events
-from maumau.common.config import ServiceConfig
 from maumau.common.players import player_key
 from maumau.common.redis_server import EmbeddedRedis
 from maumau.engine.app import EngineApp
 from maumau.matchmaking.app import MatchmakingApp
 from maumau.rating.app import RatingApp
-from maumau.rating.settings import Settings as RatingSettings
 from maumau.v1 import accounts_pb2 as pb
 from maumau.v1 import arena_pb2 as arena
 from maumau.v1 import (
@@ -44,27 +40,13 @@ STREAMS = 500
 
 
 @pytest.fixture
-async def rating(redis_server: EmbeddedRedis) -> AsyncIterator[RatingApp]:
-    """A rating replica with keys and a results stream of its own (it knows no games)."""
-    config = ServiceConfig(host="127.0.0.1", port=0, metrics_port=0, health_interval_seconds=0.2)
-    connection = redis.asyncio.Redis.from_url(redis_server.url)
-    tag = f"arena-test-{uuid.uuid4().hex[:12]}"
-    settings = RatingSettings(consumer="replica-1", block_seconds=0.05)
-    app = RatingApp(connection, config, settings, stream=f"{tag}:results", tag=tag)
-    await app.start()
-    yield app
-    await app.stop(0)
-    await connection.aclose()
-
-
-@pytest.fixture
 async def accounts(
-    redis_server: EmbeddedRedis, engine: EngineApp, rating: RatingApp
+    redis_server: EmbeddedRedis, engine: EngineApp, lone_rating: RatingApp
 ) -> AsyncIterator[AccountsApp]:
     app = await start_accounts(
         redis_server.url,
         f"127.0.0.1:{engine.port}",
-        rating_address=f"127.0.0.1:{rating.port}",
+        rating_address=f"127.0.0.1:{lone_rating.port}",
         arena_keepalive_seconds=KEEPALIVE,
     )
     yield app
@@ -301,12 +283,12 @@ async def test_the_501st_stream_of_one_account_is_refused_and_holds_nothing(
 
 
 async def test_a_replica_full_of_streams_refuses_the_next_account_too(
-    redis_server: EmbeddedRedis, engine: EngineApp, rating: RatingApp
+    redis_server: EmbeddedRedis, engine: EngineApp, lone_rating: RatingApp
 ) -> None:
     app = await start_accounts(
         redis_server.url,
         f"127.0.0.1:{engine.port}",
-        rating_address=f"127.0.0.1:{rating.port}",
+        rating_address=f"127.0.0.1:{lone_rating.port}",
         arena_keepalive_seconds=KEEPALIVE,
         arena_max_replica_streams=2,
     )

@@ -22,20 +22,18 @@ from maumau.rating.app import RatingApp
 from maumau.v1 import arena_pb2 as arena
 from maumau.v1 import game_pb2
 from tests.accounts.support import Player, start_accounts, stop_accounts, trailer
-from tests.accounts.test_arena_bots import account, arena_of, bot, rating
+from tests.accounts.test_arena_bots import account, arena_of, bot
 from tests.support.rpc import auth
-
-__all__ = ["rating"]  # the fixture, shared with the bots' tests
 
 
 @pytest.fixture
 async def accounts(
-    redis_server: EmbeddedRedis, engine: EngineApp, rating: RatingApp
+    redis_server: EmbeddedRedis, engine: EngineApp, lone_rating: RatingApp
 ) -> AsyncIterator[AccountsApp]:
     app = await start_accounts(
         redis_server.url,
         f"127.0.0.1:{engine.port}",
-        rating_address=f"127.0.0.1:{rating.port}",
+        rating_address=f"127.0.0.1:{lone_rating.port}",
         arena_challenges_per_day=2,
         arena_bot_matches_per_day=1,
     )

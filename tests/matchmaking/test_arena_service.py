@@ -19,13 +19,11 @@ import redis.asyncio
 
 from maumau.accounts.app import AccountsApp
 from maumau.common import daily_limits
-from maumau.common.config import ServiceConfig
 from maumau.common.redis_server import EmbeddedRedis
 from maumau.engine.app import EngineApp
 from maumau.matchmaking.app import MatchmakingApp
 from maumau.policies import decide
 from maumau.rating.app import RatingApp
-from maumau.rating.settings import Settings as RatingSettings
 from maumau.v1 import (
     accounts_pb2,
     arena_pb2,
@@ -57,28 +55,13 @@ def preset() -> str:
 
 
 @pytest.fixture
-async def rating(redis_server: EmbeddedRedis) -> AsyncIterator[RatingApp]:
-    """A rating replica for BecomeBot's look at the games played, with keys and a results
-    stream of its own (the arena's ratings are the rating service's tests')."""
-    config = ServiceConfig(host="127.0.0.1", port=0, metrics_port=0, health_interval_seconds=0.2)
-    connection = redis.asyncio.Redis.from_url(redis_server.url)
-    tag = f"arena-test-{uuid.uuid4().hex[:12]}"
-    settings = RatingSettings(consumer="replica-1", block_seconds=0.05)
-    app = RatingApp(connection, config, settings, stream=f"{tag}:results", tag=tag)
-    await app.start()
-    yield app
-    await app.stop(0)
-    await connection.aclose()
-
-
-@pytest.fixture
 async def accounts(
-    redis_server: EmbeddedRedis, engine: EngineApp, rating: RatingApp
+    redis_server: EmbeddedRedis, engine: EngineApp, lone_rating: RatingApp
 ) -> AsyncIterator[AccountsApp]:
     app = await start_accounts(
         redis_server.url,
         f"127.0.0.1:{engine.port}",
-        rating_address=f"127.0.0.1:{rating.port}",
+        rating_address=f"127.0.0.1:{lone_rating.port}",
         arena_keepalive_seconds=KEEPALIVE,
     )
     yield app
