@@ -11,13 +11,14 @@ page's language that says what kind of refusal it is.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import grpc
-from google.protobuf import json_format
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -196,28 +197,81 @@ def localized_text(error: grpc.aio.AioRpcError, lang: str) -> str | None:
 
 
 def to_json(message: Message) -> dict[str, Any]:
-    """A message as the page reads it: proto field names, every field present, bot levels by
-    their names ("strong", "" for none) as everywhere else in the platform's texts."""
-    converted: dict[str, Any] = json_format.MessageToDict(
-        message,
-        preserving_proto_field_name=True,
-        always_print_fields_with_no_presence=True,
-    )
-    _name_bot_levels(converted)
-    return converted
+    """A message as the page reads it: what protobuf's JSON printer gives with proto field names
+    and every field present, bot levels by their names ("strong", "" for none) as everywhere
+    else in the platform's texts. Each message type's printer is built once from its descriptor
+    (the proto stays the one mapping) and is several times faster than ``json_format``'s walk,
+    which each view and event of a match went through."""
+    return _printer(message.DESCRIPTOR)(message)
 
 
-def _name_bot_levels(value: Any) -> None:
-    if isinstance(value, list):
-        for item in value:
-            _name_bot_levels(item)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            # an enum's name (BOT_LEVEL_STRONG); a tournament's entrants name it already
-            if key == "bot_level" and item in BotLevel.DESCRIPTOR.values_by_name:
-                value[key] = bot_level_from_pb(BotLevel.Value(item))
-            else:
-                _name_bot_levels(item)
+Convert = Callable[[Any], Any]
+
+
+@functools.cache
+def _printer(descriptor: Descriptor) -> Callable[[Message], dict[str, Any]]:
+    """The printer of one message type: a field with presence (a message, a oneof's member) is
+    printed once set, every other field always, as ``always_print_fields_with_no_presence``."""
+    plan: list[tuple[str, bool, Convert]] = []
+
+    def printed(message: Message) -> dict[str, Any]:
+        return {
+            name: convert(getattr(message, name))
+            for name, present, convert in plan
+            if not present or message.HasField(name)
+        }
+
+    # filled after ``printed`` exists, so a message that contains itself finds its printer
+    plan += [(f.name, f.has_presence, _field_converter(f)) for f in descriptor.fields]
+    return printed
+
+
+def _field_converter(field: FieldDescriptor) -> Convert:
+    if field.message_type is not None and field.message_type.GetOptions().map_entry:
+        key_field, value_field = field.message_type.fields
+        value = _value_converter(value_field)
+        if key_field.type == FieldDescriptor.TYPE_BOOL:
+            raise TypeError(f"{field.full_name}: a map with bool keys is not printed here")
+        return lambda entries: {str(key): value(item) for key, item in entries.items()}
+    single = _value_converter(field)
+    if field.is_repeated:
+        return lambda items: [single(item) for item in items]
+    return single
+
+
+def _value_converter(field: FieldDescriptor) -> Convert:
+    """A field's value as protobuf's JSON has it. Bytes and 32-bit floats, which no message of
+    the platform carries, have forms of their own there: refused, so a proto that adds one
+    fails the first test that prints it instead of printing it wrong."""
+    kind = field.cpp_type
+    if kind == FieldDescriptor.CPPTYPE_MESSAGE:
+        return lambda message: _printer(field.message_type)(message)
+    if field.enum_type is not None:
+        bot_levels = field.enum_type.full_name == BotLevel.DESCRIPTOR.full_name
+        names = {
+            v.number: bot_level_from_pb(v.number) if bot_levels else v.name
+            for v in field.enum_type.values
+        }
+        return lambda number: names.get(number, number)  # a number of no name stays a number
+    if kind in (FieldDescriptor.CPPTYPE_INT64, FieldDescriptor.CPPTYPE_UINT64):
+        return str  # 64-bit numbers are strings in protobuf's JSON
+    if kind == FieldDescriptor.CPPTYPE_DOUBLE:
+        return _double
+    if field.type == FieldDescriptor.TYPE_BYTES or kind == FieldDescriptor.CPPTYPE_FLOAT:
+        raise TypeError(f"{field.full_name}: bytes and floats are not printed here")
+    return _same
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _double(number: float) -> float | str:
+    if math.isnan(number):
+        return "NaN"
+    if math.isinf(number):
+        return "Infinity" if number > 0 else "-Infinity"
+    return number
 
 
 class Upstreams:
