@@ -243,3 +243,34 @@ async def test_only_a_bot_joins_only_a_pool_and_table_sizes_the_arena_plays_and_
     left = await stub.LeaveArena(matchmaking_pb2.LeaveArenaRequest(), metadata=as_bot)
     assert [p.ruleset_text for p in left.left] == ["online"] and left.left[0].waiting == 0
     await person.close()
+
+
+async def test_a_bot_account_is_refused_the_people_s_queue_and_nothing_is_queued(
+    address: str, accounts: AccountsApp, matchmaker: MatchmakingApp
+) -> None:
+    """A bot account plays people only when they challenge it: with its own session's play
+    token it may not queue for the people's tables, ranked or casual, and no ticket is left."""
+    robo = await Player.register(address, f"127.0.0.1:{accounts.port}", "Robo")
+    await robo.claim("queuebot" + secrets.token_hex(4))
+    arena = arena_pb2_grpc.ArenaServiceStub(robo.accounts)
+    await arena.BecomeBot(arena_pb2.BecomeBotRequest(), metadata=robo.auth)
+    stub = mm_grpc.MatchmakingServiceStub(grpc.aio.insecure_channel(f"127.0.0.1:{matchmaker.port}"))
+    for ranked in (True, False):
+        request = matchmaking_pb2.EnqueueRequest(
+            ruleset=game_pb2.Ruleset(preset="classic"), seat_counts=[2], ranked=ranked
+        )
+        try:
+            await stub.Enqueue(request, metadata=robo.auth)
+        except grpc.aio.AioRpcError as error:
+            assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
+            assert trailer(error)["code"] == "bot_in_queue"
+            assert "never in the people's queue" in (error.details() or "")
+        else:
+            raise AssertionError("a bot account queued with the people")
+    try:
+        await stub.GetTicket(matchmaking_pb2.GetTicketRequest(), metadata=robo.auth)
+    except grpc.aio.AioRpcError as error:
+        assert error.code() == grpc.StatusCode.NOT_FOUND  # no ticket was kept
+    else:
+        raise AssertionError("a ticket of the bot account was kept")
+    await robo.close()

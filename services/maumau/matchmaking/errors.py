@@ -23,6 +23,7 @@ S = grpc.StatusCode
 
 STATUS: Final[dict[str, grpc.StatusCode]] = {
     "not_a_bot": S.FAILED_PRECONDITION,
+    "bot_in_queue": S.FAILED_PRECONDITION,
     "arena_ruleset": S.INVALID_ARGUMENT,
     "arena_seat_counts": S.INVALID_ARGUMENT,
 }
@@ -32,6 +33,8 @@ MESSAGES: Final[dict[str, dict[str, str]]] = {
     "en": {
         "not_a_bot": "only a bot account plays in the arena: make one (ArenaService.BecomeBot) "
         "and call with its bot:play token",
+        "bot_in_queue": "{player_id} is a bot account: bots play in the arena (JoinArena) or "
+        "when a person challenges them, never in the people's queue",
         "arena_ruleset": "ruleset: the arena plays no pool '{ruleset}'; it plays {allowed}",
         "arena_seat_counts": "seat_counts: {ruleset} is played at tables of {allowed} seats; "
         "name one or more of them (none: 2)",
@@ -39,6 +42,8 @@ MESSAGES: Final[dict[str, dict[str, str]]] = {
     "de": {
         "not_a_bot": "nur ein Bot-Konto spielt in der Arena: mache eines "
         "(ArenaService.BecomeBot) und rufe mit seinem bot:play-Token auf",
+        "bot_in_queue": "{player_id} ist ein Bot-Konto: Bots spielen in der Arena (JoinArena) "
+        "oder wenn ein Mensch sie herausfordert, nie in der Warteschlange der Menschen",
         "arena_ruleset": "ruleset: die Arena spielt keinen Pool '{ruleset}'; sie spielt {allowed}",
         "arena_seat_counts": "seat_counts: {ruleset} wird an Tischen mit {allowed} Plätzen "
         "gespielt; nenne einen oder mehrere davon (keiner: 2)",

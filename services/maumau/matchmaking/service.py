@@ -103,6 +103,9 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServiceServicer):
         ruleset = wire.ruleset_from_pb(request.ruleset)
         queue = QueueInfo(ruleset.text, request.ranked)
         spec = self._spec(request, ruleset.text, player)
+        for queued in spec.players:  # people meet bot accounts only by their own challenge
+            if (await bot_flags(self.arena.redis, queued))[0]:
+                raise refusal("bot_in_queue", player_id=queued)
         consent = None
         if len(spec.players) > 1:
             consent = functools.partial(self._party_consents, player, spec.players[1:])
