@@ -11,6 +11,7 @@ import asyncio
 from typing import Any
 from weakref import WeakSet
 
+import orjson
 import prometheus_client
 from aiohttp import web
 
@@ -30,6 +31,8 @@ ADDRESS_RATE = web.AppKey("address_rate", RateLimiter)
 SOCKET_COUNTS = web.AppKey("socket_counts", SocketCounts)
 SOCKETS = web.AppKey("sockets", WeakSet[web.WebSocketResponse])
 STOPPING = web.AppKey("stopping", asyncio.Event)
+SESSION: web.RequestKey[Session | None] = web.RequestKey("session")
+"""The session of a request's cookie, once it was read (the guards and the command both ask)."""
 
 REFUSED = prometheus_client.Counter(
     "gateway_refused_total", "Requests refused by the gateway's guards, by reason.", ["reason"]
@@ -53,7 +56,9 @@ def address_of(request: web.Request) -> str:
 
 
 def session_of(request: web.Request) -> Session | None:
-    return session_from_cookie(request.app[SECRET], request.cookies.get(COOKIE))
+    if SESSION not in request:
+        request[SESSION] = session_from_cookie(request.app[SECRET], request.cookies.get(COOKIE))
+    return request[SESSION]
 
 
 def origin_allowed(request: web.Request, origin: str) -> bool:
@@ -66,7 +71,16 @@ def origin_allowed(request: web.Request, origin: str) -> bool:
 
 
 def reply(message: Any, status: int = 200) -> web.Response:
-    return web.json_response(message, status=status)
+    """JSON in UTF-8, by orjson: several times faster than ``json`` at a view."""
+    return web.Response(
+        body=json_bytes(message), status=status, content_type="application/json", charset="utf-8"
+    )
+
+
+def json_bytes(message: Any) -> bytes:
+    """A reply's or a WebSocket frame's JSON; keys that are numbers are written as strings, as
+    ``json`` does."""
+    return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS)
 
 
 def refused_reply(refused: Refusal) -> web.Response:

@@ -42,6 +42,7 @@ from maumau.gateway.context import (
     STOPPING,
     UPSTREAMS,
     address_of,
+    json_bytes,
     lang_of,
     origin_allowed,
     reply,
@@ -84,7 +85,7 @@ class Live:
             return
         async with self.lock:
             with contextlib.suppress(ConnectionError, RuntimeError):
-                await self.ws.send_str(json.dumps(frame, separators=(",", ":")))
+                await self.ws.send_str(json_bytes(frame).decode())
         FRAMES.labels(frame["type"]).inc()
 
     async def refuse(self, error: Refusal, topic: str = "") -> None:
