@@ -98,6 +98,14 @@ GOALS: list[tuple[str, str, str, float]] = [
     ("Redis bytes per 4-seat match, over", "engine.redis.bytes_per_4seat_match.over", "<=", 4096),
     ("10,000 tickets seated, s (2 engines)", "matchmaking.with_engine.seat_all_s", "<=", 5.0),
     ("rating applied/s vs openskill rate()/s", "ratio.rating_applied_vs_openskill_rate", ">=", 0.5),
+    ("gateway: added latency over a direct Act p50, ms", "gateway.added_latency.p50_ms", "<=", 3),
+    ("gateway: added latency over a direct Act p99, ms", "gateway.added_latency.p99_ms", "<=", 8),
+    (
+        "gateway: a move's first frame, 50 pages playing, p99 ms",
+        "gateway.sessions.event_delivery_p99_ms",
+        "<=",
+        50,
+    ),
     ("gateway: live pages with a WebSocket held", "gateway.sessions.held", ">=", 1000),
     ("gateway: front page first load, KB over the wire", "gateway.first_load.kb", "<=", 150),
     # Lighthouse's "good" marks for these two:

@@ -4,7 +4,10 @@
   the gateway (HTTP POST /api/matches/ID/act with the session cookie) and directly (gRPC Act with
   the seat token), by N clients each playing both seats of its own match. Only the Act is timed;
   finding the move (a view, then the first legal card, draw, accept or pass) is not. The two
-  paths take turns in slices, so both meet the same background load.
+  paths take turns in slices, so both meet the same background load. CPU per Act, which a busy
+  machine blurs far less than it blurs latency: the gateway process's (user and system, from
+  /proc) per Act through it, against what a direct Act costs its client (this process) and its
+  engines together; each Act with the view its move was found in, on both paths.
 - Sessions: SESSIONS pages, each a registered player with a match against one computer (the
   engine's default bot delay), each following its match over its own WebSocket, all open at
   once. Memory per session is the gateway process's resident set growth divided by the sessions.
@@ -45,6 +48,7 @@ from bench.engine import (
     UNLIMITED,
     Worker,
     auth,
+    cpu_seconds,
     measure,
     process,
     summary,
@@ -195,8 +199,21 @@ class GatewayWorker(Worker):
         await self.page.act(self.table.match_id, self.action)
 
 
-async def added_latency(base: str, engine_address: str, seconds: float) -> dict[str, float]:
+async def added_latency(
+    base: str, engine_address: str, seconds: float, gateway_pid: int, engine_pids: list[int]
+) -> dict[str, float]:
     figures: dict[str, float] = {}
+    cpu = {"direct": 0.0, "gateway": 0.0}
+    calls: dict[str, list[int]] = {"direct": [], "gateway": []}
+
+    async def timed(path: str, workers: list[Worker]) -> list[float]:
+        pids = [gateway_pid] if path == "gateway" else engine_pids
+        before = sum(map(cpu_seconds, pids)) + (time.process_time() if path == "direct" else 0)
+        latencies = await measure(workers, seconds / SLICES, calls[path])
+        after = sum(map(cpu_seconds, pids)) + (time.process_time() if path == "direct" else 0)
+        cpu[path] += after - before
+        return latencies
+
     async with grpc.aio.insecure_channel(engine_address) as channel:
         stub = engine_pb2_grpc.EngineServiceStub(channel)
         pages: list[Page] = []
@@ -215,8 +232,8 @@ async def added_latency(base: str, engine_address: str, seconds: float) -> dict[
                 )
             latencies: dict[str, list[float]] = {"direct": [], "gateway": []}
             for _ in range(SLICES):
-                latencies["direct"] += await measure(direct, seconds / SLICES)
-                latencies["gateway"] += await measure(gateway, seconds / SLICES)
+                latencies["direct"] += await timed("direct", direct)
+                latencies["gateway"] += await timed("gateway", gateway)
         finally:
             for page in pages:
                 await page.close()
@@ -228,6 +245,10 @@ async def added_latency(base: str, engine_address: str, seconds: float) -> dict[
         figures[f"gateway.act_via_gateway.c{CONCURRENCY}.{name}"] = value
     for q in ("p50_ms", "p99_ms"):
         figures[f"gateway.added_latency.{q}"] = gateway_figures[q] - direct_figures[q]
+    per_act = {path: 1000 * cpu[path] / max(1, sum(calls[path])) for path in cpu}
+    figures["gateway.cpu_per_act_ms"] = per_act["gateway"]
+    figures["gateway.direct_cpu_per_act_ms"] = per_act["direct"]
+    figures["ratio.gateway_cpu_vs_direct_act"] = per_act["gateway"] / per_act["direct"]
     print(
         f"  Act, {CONCURRENCY} clients each: direct p50 {direct_figures['p50_ms']:.1f} ms "
         f"p99 {direct_figures['p99_ms']:.1f} ms ({direct_figures['moves_per_s']:,.0f}/s) | "
@@ -235,6 +256,11 @@ async def added_latency(base: str, engine_address: str, seconds: float) -> dict[
         f"p99 {gateway_figures['p99_ms']:.1f} ms ({gateway_figures['moves_per_s']:,.0f}/s) | "
         f"added p50 {figures['gateway.added_latency.p50_ms']:.1f} ms, "
         f"p99 {figures['gateway.added_latency.p99_ms']:.1f} ms"
+    )
+    print(
+        f"  CPU per Act with its view: the gateway's {per_act['gateway']:.2f} ms, a direct Act's "
+        f"client and engine {per_act['direct']:.2f} ms "
+        f"(x{figures['ratio.gateway_cpu_vs_direct_act']:.2f})"
     )
     return figures
 
@@ -413,6 +439,7 @@ async def run(seconds: float, workdir: Path) -> dict[str, float]:
     figures: dict[str, float] = {}
     try:
         with contextlib.ExitStack() as stack:
+            engine_pids = []
             for index, port in enumerate(engine_ports):
                 engine_env = {
                     **env,
@@ -421,14 +448,16 @@ async def run(seconds: float, workdir: Path) -> dict[str, float]:
                 }
                 command = [sys.executable, "-m", "maumau.engine"]
                 log = workdir / f"engine-{index}.log"
-                stack.enter_context(process(command, log, engine_env))
+                engine_pids.append(stack.enter_context(process(command, log, engine_env)).pid)
             gw = stack.enter_context(
                 started([sys.executable, "-m", "maumau.gateway"], workdir / "gateway.log", env)
             )
             await wait_http(f"{base}/healthz", workdir / "gateway.log")
             figures.update(await first_load(base))
             figures.update(await solo_figures(base))
-            figures.update(await added_latency(base, f"ipv4:{engines}", seconds))
+            figures.update(
+                await added_latency(base, f"ipv4:{engines}", seconds, gw.pid, engine_pids)
+            )
             figures.update(await sessions(base, gw.pid, seconds))
     finally:
         server.stop()
