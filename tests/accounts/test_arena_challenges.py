@@ -20,11 +20,9 @@ from maumau.rating.app import RatingApp
 from maumau.v1 import arena_pb2 as arena
 from maumau.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 from tests.accounts.support import Player, settings, stop_accounts
-from tests.accounts.test_arena_bots import account, arena_of, bot, rating, refusal
+from tests.accounts.test_arena_bots import account, arena_of, bot, refusal
 from tests.support.engine import SECRET
 from tests.support.rpc import auth
-
-__all__ = ["rating"]  # the fixture, shared with the bots' tests
 
 KEEPALIVE = 0.2
 CHALLENGE_SECONDS = 0.4
@@ -49,12 +47,12 @@ def clock() -> Clock:
 
 @pytest.fixture
 async def accounts(
-    redis_server: EmbeddedRedis, engine: EngineApp, rating: RatingApp, clock: Clock
+    redis_server: EmbeddedRedis, engine: EngineApp, lone_rating: RatingApp, clock: Clock
 ) -> AsyncIterator[AccountsApp]:
     client = await connect(redis_server.url)
     config = ServiceConfig(host="127.0.0.1", port=0, metrics_port=0, health_interval_seconds=0.2)
     changes = {
-        "rating_address": f"127.0.0.1:{rating.port}",
+        "rating_address": f"127.0.0.1:{lone_rating.port}",
         "arena_challenge_seconds": CHALLENGE_SECONDS,
         "arena_keepalive_seconds": KEEPALIVE,
         "arena_sweep_seconds": 60,  # the tests sweep themselves, at the clock's time
