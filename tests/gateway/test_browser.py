@@ -154,6 +154,9 @@ async def test_a_room_through_its_invite_link_keeps_a_seat_and_hand_across_a_clo
             moves += moved
             if not moved:
                 await asyncio.sleep(0.05)
+        # A move of the guest's may still be on its way (its answer brings the drawn card): the
+        # hand to compare is the one drawn once no move is in flight.
+        await guest.page.locator(".table:not(.busy)").wait_for()
         seat = await guest.page.locator(".table").get_attribute("data-seat")
         hand = await guest.hand()
         await guest.page.close()
