@@ -25,15 +25,6 @@ async def solo_gateway(services: Platform) -> AsyncIterator[Gateway]:
     await started.stop()
 
 
-@pytest.fixture
-async def context(browser: Browser) -> AsyncIterator[BrowserContext]:
-    opened = await new_context(
-        browser, locale="en-GB", viewport={"width": 1280, "height": 800}, reduced_motion="reduce"
-    )
-    yield opened
-    await opened.close()
-
-
 async def solo_player(context: BrowserContext, gateway: Gateway, requests: list[str]) -> Player:
     player = await Player.open(context, gateway.url)
     player.page.on("request", lambda request: requests.append(request.url))

@@ -23,7 +23,6 @@ from maumau.common.redis_server import EmbeddedRedis
 from maumau.engine.app import EngineApp
 from maumau.matchmaking.app import MatchmakingApp
 from maumau.policies import decide
-from maumau.rating.app import RatingApp
 from maumau.v1 import (
     accounts_pb2,
     arena_pb2,
@@ -37,12 +36,13 @@ from maumau.v1 import matchmaking_pb2_grpc as mm_grpc
 from maumau_sdk import Platform
 from maumau_sdk.arena import Bot, token_subject
 from maumau_sdk.errors import MauMauError
-from tests.accounts.support import Player, start_accounts, stop_accounts, trailer
+from tests.accounts.support import Player, trailer
+from tests.accounts.test_arena_bots import accounts
 from tests.matchmaking.support import Inbox, start_matchmaker
 from tests.support.polling import eventually
 from tests.support.rpc import auth
 
-KEEPALIVE = 0.2
+__all__ = ["accounts"]  # the bots' Accounts replica fixture, shared
 PER_DAY = 2
 GUARD_SECONDS = 60.0
 """What a test waits for an event at most before it fails (a hang, not a speed)."""
@@ -52,20 +52,6 @@ GUARD_SECONDS = 60.0
 def preset() -> str:
     """A pool of this test's own: classic, one round, a hand size no other test plays."""
     return f"classic hand_size={random.Random(uuid.uuid4().int).randint(3, 7)} target=0"
-
-
-@pytest.fixture
-async def accounts(
-    redis_server: EmbeddedRedis, engine: EngineApp, lone_rating: RatingApp
-) -> AsyncIterator[AccountsApp]:
-    app = await start_accounts(
-        redis_server.url,
-        f"127.0.0.1:{engine.port}",
-        rating_address=f"127.0.0.1:{lone_rating.port}",
-        arena_keepalive_seconds=KEEPALIVE,
-    )
-    yield app
-    await stop_accounts(app)
 
 
 @pytest.fixture
