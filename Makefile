@@ -47,9 +47,10 @@ play: $(STAMP) proto native
 	$(VENV)/bin/maumau play $(ARGS)
 
 # The rules and rating tests run a second time against the pure modules (test_pure_python.py);
-# the 20 slowest tests are named at the end, so a CI run shows where its time goes.
+# the 20 slowest tests are named at the end, so a CI run shows where its time goes. The files
+# run on a worker per core, at most 4 (pytest-xdist; tests/conftest.py keeps a file on one).
 test: $(STAMP) proto native
-	$(PY) -m pytest -q --durations=20
+	$(PY) -m pytest -q --durations=20 -n auto --maxprocesses=4 --dist loadgroup
 
 bench: $(STAMP) proto native
 	$(PY) -m pip install --quiet -e '.[dev,bench]'

@@ -21,6 +21,18 @@ from maumau.rating.settings import Settings as RatingSettings
 from tests.support.engine import start_engine, stop_engine
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """`make test` runs the files on several workers (pytest-xdist, ``--dist loadgroup``): each
+    file on one worker, so that its module fixtures start once. Files that share a folder of
+    installed packages name one group (``pytestmark = pytest.mark.xdist_group(...)``) and run
+    one after another on one worker, so that one's install never pulls the folder from under
+    another's run."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedRedis]:
     """One real redis-server for the whole run, on a free port with its files in a tmp folder.

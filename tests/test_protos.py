@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.xdist_group("clients/typescript")  # its npm folder, on one worker
+
 ROOT = Path(__file__).resolve().parent.parent
 BUF = ROOT / "clients" / "typescript" / "node_modules" / ".bin" / "buf"
 

@@ -18,6 +18,8 @@ from maumau.v1 import accounts_pb2 as pb
 from tests.accounts.oidc_provider import RunningProvider, oidc_provider, walk
 from tests.accounts.support import Player, start_accounts, stop_accounts, trailer
 
+pytestmark = pytest.mark.xdist_group("tests/accounts/oidc")  # its npm folder, on one worker
+
 REDIRECT = "http://localhost:8080/auth/callback"
 
 

@@ -36,6 +36,8 @@ from tests.clients.platform import FAST, ROOT, RunningPlatform, start_platform
 from tests.clients.test_sdk_arena import WAIT_SECONDS, Inbox, make_bot
 from tests.support.programs import require
 
+pytestmark = pytest.mark.xdist_group("clients/typescript")  # its npm folder, on one worker
+
 RULESET = "colour target=0"
 PRESET = "colour"
 MATCHES = 20

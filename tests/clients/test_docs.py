@@ -44,6 +44,8 @@ from maumau.common.redis_server import free_port
 from tests.clients.platform import ROOT, RunningPlatform
 from tests.support.programs import require
 
+pytestmark = pytest.mark.xdist_group("clients/typescript")  # its npm folder, on one worker
+
 PAGES = sorted((ROOT / "docs").glob("*.md"))
 DOCS = [ROOT / "README.md", *PAGES, ROOT / "clients" / "python" / "README.md"]
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.DOTALL | re.MULTILINE)

@@ -22,6 +22,8 @@ import pytest
 from tests.clients.platform import ROOT
 from tests.support.programs import require
 
+pytestmark = pytest.mark.xdist_group("clients/typescript")  # its npm folder, on one worker
+
 PACKAGE = ROOT / "clients" / "typescript"
 NPM_CI_SECONDS = 600
 NPM_TEST_SECONDS = 600

@@ -29,6 +29,8 @@ from tests.gateway.browser import Player, new_context, robot, start_solo
 from tests.gateway.support import Gateway, Platform, start_gateway
 from tests.gateway.test_browser_axe import findings
 
+pytestmark = pytest.mark.xdist_group("tests/accounts/oidc")  # its npm folder, on one worker
+
 PASSWORD = "a long walk by the sea"
 
 

@@ -17,6 +17,8 @@ import pytest
 from maumau.gateway.solo_files import PYODIDE_FILES, package_zip
 from tests.gateway.support import Gateway, Platform, installed_pyodide, start_gateway
 
+pytestmark = pytest.mark.xdist_group("clients/pyodide")  # its npm folder, on one worker
+
 SOURCES = Path(__file__).resolve().parents[2] / "services" / "maumau"
 
 
