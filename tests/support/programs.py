@@ -7,14 +7,22 @@ package. With ``MAUMAU_TEST_REQUIRE_ALL=1`` (CI) a missing program fails the tes
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
 import subprocess
+import tempfile
 import threading
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 APT_TIMEOUT_SECONDS = 900
+APT_LOCK = Path(tempfile.gettempdir()) / "maumau-tests-apt.lock"
+"""Held while installing, so that the test workers of one run (pytest-xdist) take turns:
+apt-get's own locks make a second apt-get fail rather than wait while the first updates."""
 _lock = threading.Lock()
 _updated = False
 _failed: dict[str, str] = {}
@@ -25,7 +33,7 @@ def require(program: str, package: str) -> str:
     path = shutil.which(program)
     if path is not None:
         return path
-    with _lock:
+    with _lock, _installing():
         path = shutil.which(program)
         if path is None and os.geteuid() == 0 and shutil.which("apt-get"):
             if package not in _failed:
@@ -38,6 +46,16 @@ def require(program: str, package: str) -> str:
     if os.environ.get("MAUMAU_TEST_REQUIRE_ALL") == "1":
         pytest.fail(message + " [MAUMAU_TEST_REQUIRE_ALL=1]")
     pytest.skip(message)
+
+
+@contextlib.contextmanager
+def _installing() -> Iterator[None]:
+    with open(APT_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _apt_install(package: str) -> str | None:
