@@ -255,21 +255,6 @@ async def _disconnect(connection: Any, error: Exception) -> None:
     await connection.disconnect()
 
 
-async def _send(connection: Any, packed: bytes) -> None:
-    """Write ``packed`` on ``connection``: straight onto its open stream, since redis-py's
-    ``send_packed_command`` runs every write in a task of its own for its timeout (about 25 us,
-    a few percent of an engine Act's CPU); through that path whenever the write could wait or
-    fail (no open stream, a health check due, bytes the socket did not take at once: their
-    drain then waits under redis-py's timeout and error handling, with nothing more to write)."""
-    writer = connection._writer if connection.is_connected else None
-    if writer is None or writer.transport.is_closing() or connection.health_check_interval:
-        await connection.send_packed_command(packed)
-        return
-    writer.write(packed)
-    if writer.transport.get_write_buffer_size():
-        await connection.send_packed_command([])
-
-
 class Durability:
     """The one way the stores run their scripts (and the plain writes that go with them):
     :meth:`replies`, with writes acknowledged only once ``min_replicas`` replicas confirm them
@@ -405,7 +390,7 @@ class Durability:
                     packed += wait
                     expected += 1
                 expected += 1
-                await _send(connection, packed)
+                await connection.send_packed_command(packed)
             answers: list[Any] = []
             for _ in range(expected):
                 try:
