@@ -23,8 +23,8 @@ from tests.support.engine import start_engine, stop_engine
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """`make test` runs the files on several workers (pytest-xdist, ``--dist loadgroup``): each
-    file on one worker, so that its module fixtures start once. Files that share a folder of
+    """`make test WORKERS=N` runs the files on N workers (pytest-xdist, ``--dist loadgroup``):
+    each file on one worker, so that its module fixtures start once. Files that share a folder of
     installed packages name one group (``pytestmark = pytest.mark.xdist_group(...)``) and run
     one after another on one worker, so that one's install never pulls the folder from under
     another's run."""

@@ -50,12 +50,9 @@ def require(program: str, package: str) -> str:
 
 @contextlib.contextmanager
 def _installing() -> Iterator[None]:
-    with open(APT_LOCK, "a") as lock:
+    with open(APT_LOCK, "a") as lock:  # closing it lets the lock go
         fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+        yield
 
 
 def _apt_install(package: str) -> str | None:
