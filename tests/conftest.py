@@ -14,11 +14,19 @@ import pytest
 import redis.asyncio
 
 from maumau.common.config import ServiceConfig
-from maumau.common.redis_server import EmbeddedRedis
+from maumau.common.redis_server import FREE_PORTS, EmbeddedRedis
 from maumau.engine.app import EngineApp
 from maumau.rating.app import RatingApp
 from maumau.rating.settings import Settings as RatingSettings
 from tests.support.engine import start_engine, stop_engine
+
+# On a pytest-xdist worker (`make test WORKERS=N`), the worker and every process it starts pick
+# free ports from a share of their own, so two workers never pick the same port at once.
+if "PYTEST_XDIST_WORKER" in os.environ:
+    _worker = int(os.environ["PYTEST_XDIST_WORKER"].removeprefix("gw"))
+    _share = len(FREE_PORTS) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"])
+    _first = FREE_PORTS.start + _worker * _share
+    os.environ["MAUMAU_FREE_PORTS"] = f"{_first}-{_first + _share - 1}"
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -7,12 +7,32 @@ import pytest
 import redis
 
 from maumau.common.config import RedisConfig
-from maumau.common.redis_server import EmbeddedRedis, open_redis
+from maumau.common.redis_server import EmbeddedRedis, free_port, open_redis
 
 
 def refuses_connections(port: int) -> bool:
     with socket.socket() as sock:
         return sock.connect_ex(("127.0.0.1", port)) != 0
+
+
+def test_free_ports_come_from_the_range_named_and_never_twice_in_a_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Several ports picked before any is bound are all different (a platform's services get
+    theirs at once), and all lie in MAUMAU_FREE_PORTS, a test worker's share of the range."""
+    monkeypatch.setenv("MAUMAU_FREE_PORTS", "23000-23049")
+    ports = [free_port() for _ in range(40)]
+    assert len(set(ports)) == 40
+    assert all(23000 <= port <= 23049 for port in ports)
+
+
+@pytest.mark.parametrize("text", ["23000", "23050-23000", "0-10", "a-b", "20000-70000"])
+def test_a_bad_free_ports_range_is_refused_with_its_form(
+    monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    monkeypatch.setenv("MAUMAU_FREE_PORTS", text)
+    with pytest.raises(ValueError, match="expected first-last"):
+        free_port()
 
 
 def test_shared_fixture_answers(redis_server: EmbeddedRedis) -> None:

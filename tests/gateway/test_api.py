@@ -135,23 +135,25 @@ async def test_a_refused_move_comes_in_the_page_language_with_the_rules_code(
     }
 
 
-async def test_a_move_out_of_turn_is_failed_precondition_in_english(
+async def test_a_card_that_does_not_fit_is_failed_precondition_in_english(
     ada: aiohttp.ClientSession,
 ) -> None:
-    for _ in range(20):  # a deal where some card of the hand may not be played now
+    for _ in range(20):  # a deal where it is our turn and some card of the hand does not fit
         match_id = await play(ada)
         async with ada.get(f"/api/matches/{match_id}/view") as response:
             view = await response.json()
         playable = {a["play"]["card"] for a in view["legal"] if "play" in a}
         refused = [card for card in view["hand"] if card not in playable]
-        if refused:
+        if view["legal"] and refused:  # on our turn nothing moves until we do
             break
+    else:
+        pytest.fail("no deal in 20 began with our turn and a card that does not fit")
     body = {"request_id": "x", "action": refused[0]}
     async with ada.post(f"/api/matches/{match_id}/act", json=body) as response:
         answer = await response.json()
     assert response.status == 409
     assert answer["error"]["status"] == "FAILED_PRECONDITION"
-    refusals = ("not_your_turn", "card_does_not_match", "draw_pending", "starter_suit_needed")
+    refusals = ("card_does_not_match", "draw_pending", "starter_suit_needed")
     assert answer["error"]["code"] in refusals  # the last: a Jack turned up names the suit first
 
 

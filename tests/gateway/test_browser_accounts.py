@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import re
 import secrets
-import socket
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -22,7 +21,7 @@ import pytest
 from axe_playwright_python.async_playwright import Axe
 from playwright.async_api import Browser, BrowserContext, Page, Route
 
-from maumau.common.redis_server import EmbeddedRedis
+from maumau.common.redis_server import EmbeddedRedis, free_port
 from tests.accounts.oidc_provider import RunningProvider, oidc_provider
 from tests.accounts.support import start_accounts, stop_accounts
 from tests.gateway.browser import Player, new_context, robot, start_solo
@@ -32,12 +31,6 @@ from tests.gateway.test_browser_axe import findings
 pytestmark = pytest.mark.xdist_group("tests/accounts/oidc")  # its npm folder, on one worker
 
 PASSWORD = "a long walk by the sea"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(scope="module")

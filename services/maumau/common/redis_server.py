@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
+import os
 import random
 import socket
 import subprocess
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
 
@@ -185,21 +187,41 @@ class EmbeddedRedis:
 
 
 FREE_PORTS = range(20000, 32768)
-"""Where free_port() looks: below Linux's ephemeral range (32768-60999), so the local end of
-an outgoing connection cannot take a port between the moment it is chosen and the moment it is
-bound."""
+"""Where free_port() looks by default: below Linux's ephemeral range (32768-60999), so the local
+end of an outgoing connection cannot take a port between the moment it is chosen and the moment
+it is bound. MAUMAU_FREE_PORTS (``first-last``) narrows it, so that runs side by side (a test
+worker each) never pick the same port."""
+
+_handed_out: tuple[range, Iterator[int]] | None = None
+
+
+def _port_range() -> range:
+    """FREE_PORTS, or the range MAUMAU_FREE_PORTS names."""
+    text = os.environ.get("MAUMAU_FREE_PORTS", "").strip()
+    if not text:
+        return FREE_PORTS
+    first, _, last = text.partition("-")
+    if not (first.isdigit() and last.isdigit() and 0 < int(first) <= int(last) < 65536):
+        raise ValueError(f"MAUMAU_FREE_PORTS={text!r}: expected first-last, e.g. 20000-26000")
+    return range(int(first), int(last) + 1)
 
 
 def free_port() -> int:
-    """A port on 127.0.0.1 that was free a moment ago."""
-    for port in random.sample(FREE_PORTS, 200):
+    """A port on 127.0.0.1 that was free a moment ago. Ports are handed out in turn from a
+    random start, so a process that picks several before binding any never gets one twice."""
+    global _handed_out
+    ports = _port_range()
+    if _handed_out is None or _handed_out[0] != ports:
+        start = random.randrange(len(ports))
+        _handed_out = ports, itertools.cycle([*ports[start:], *ports[:start]])
+    for port in itertools.islice(_handed_out[1], len(ports)):
         with socket.socket() as sock:
             try:
                 sock.bind((HOST, port))
             except OSError:
                 continue
             return port
-    raise OSError(f"no free port on {HOST} in {FREE_PORTS.start}-{FREE_PORTS.stop - 1}")
+    raise OSError(f"no free port on {HOST} in {ports.start}-{ports.stop - 1}")
 
 
 @contextlib.asynccontextmanager
