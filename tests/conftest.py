@@ -20,7 +20,7 @@ from maumau.rating.app import RatingApp
 from maumau.rating.settings import Settings as RatingSettings
 from tests.support.engine import start_engine, stop_engine
 
-# On a pytest-xdist worker (`make test`), the worker and every process it starts pick
+# On a pytest-xdist worker (`make test WORKERS=N`), the worker and every process it starts pick
 # free ports from a share of their own, so two workers never pick the same port at once.
 if "PYTEST_XDIST_WORKER" in os.environ:
     _worker = int(os.environ["PYTEST_XDIST_WORKER"].removeprefix("gw"))
@@ -31,7 +31,7 @@ if "PYTEST_XDIST_WORKER" in os.environ:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """`make test` runs the files on its workers (pytest-xdist, ``--dist loadgroup``):
+    """`make test WORKERS=N` runs the files on N workers (pytest-xdist, ``--dist loadgroup``):
     each file on one worker, so that its module fixtures start once. Files that share a folder of
     installed packages name one group (``pytestmark = pytest.mark.xdist_group(...)``) and run
     one after another on one worker, so that one's install never pulls the folder from under
