@@ -22,7 +22,7 @@ from pathlib import Path
 
 from bench import references
 from bench.accounts import bench_accounts
-from bench.arena import bench_arena
+from bench.arena import ARENA_SECONDS, bench_arena
 from bench.bots import bench_bots
 from bench.engine import bench_engine
 from bench.gateway import bench_gateway
@@ -331,7 +331,7 @@ def main() -> None:
     if "matchmaking" in parts:
         figures.update(bench_matchmaking())
     if "arena" in parts:
-        figures.update(bench_arena(max(seconds, 10.0)))
+        figures.update(bench_arena(max(seconds, 10.0), max(seconds, ARENA_SECONDS)))
     if "tournaments" in parts:
         figures.update(bench_tournaments())
     if "accounts" in parts:

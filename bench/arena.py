@@ -10,12 +10,17 @@ account events.
   with ``maumau.bots.house.play_seat``, and the engine's results stream is read as the
   matchmaker reads it, each result handed to ``ArenaFormer.match_over``, so the bots wait again.
   Figure: arena matches finished per minute over the measured time (after a warm-up match).
+- The levels' ladder: a rating replica (``python -m maumau.rating``) applies every result of
+  that run, as in the platform; the bots' ladder of the preset then shows where each level
+  stands among bots (issue 27: "the platform's levels ... in the order of their strength").
+  Figures: per level, the mean displayed rating of its bots and their share of matches won.
 - Events: EVENT_ACCOUNTS accounts, each with a reader blocked in
   ``account_events.read_after``, while events are published to them at EVENTS_PER_SECOND;
   latency from the entry id (the Redis server's clock when it was added) to its receipt, p50 and
   p99 over every event of the measured time.
 
-``python -m bench.arena [seconds]`` runs it alone.
+``python -m bench.arena [seconds]`` runs it alone, the arena for ``seconds`` (default
+ARENA_SECONDS).
 """
 
 from __future__ import annotations
@@ -51,8 +56,13 @@ from maumau_sdk import Platform
 
 BOTS = 32
 LEVELS = ("random", "heuristic", "strong")
-RULESET = "classic target=0"
-"""One round, over quickly: the arena's pace, not the game's length, is measured."""
+RULESET = "colour target=0"
+"""One round, over quickly: the arena's pace, not the game's length, is measured; and the rule
+system where the levels' strengths lie furthest apart (docs/bots.md), so their order on the
+ladder shows in a few hundred matches."""
+ARENA_SECONDS = 180.0
+"""How long the arena plays in ``make bench``: long enough for each level's bots to play some
+hundred matches between them."""
 TICK = 0.05
 SHARDS = 16
 SECRET = "bench arena secret"
@@ -60,11 +70,14 @@ EVENT_ACCOUNTS = 200
 EVENTS_PER_SECOND = 2000
 
 
-async def arena_matches_per_minute(url: str, address: str, seconds: float) -> float:
+async def arena_matches_per_minute(
+    url: str, address: str, rating_address: str, seconds: float
+) -> tuple[float, dict[str, dict[str, float]]]:
+    """Matches finished per minute, and each level's standing on the bots' ladder after them."""
     client = redis.asyncio.Redis.from_url(url)
     channel = grpc.aio.insecure_channel(address)
     try:
-        async with Platform.connect(address) as platform:
+        async with Platform.connect(address, rating_address=rating_address) as platform:
             players = [await platform.register(f"House {n}") for n in range(BOTS)]
             for player in players:
                 await client.hset(player_key(player.player_id), BOT, "1")
@@ -111,11 +124,38 @@ async def arena_matches_per_minute(url: str, address: str, seconds: float) -> fl
                 for task in list(games):
                     task.cancel()
                 await asyncio.gather(*games, return_exceptions=True)
+            levels = {player_id: level for player_id, (_, level) in by_id.items()}
+            ladder = await levels_on_the_ladder(platform, levels, len(finished))
         warm = [at for at in finished if at >= started + 5]
-        return len(warm) / seconds * 60
+        return len(warm) / seconds * 60, ladder
     finally:
         await channel.close()
         await client.aclose()
+
+
+async def levels_on_the_ladder(
+    platform: Platform, levels: dict[str, str], matches: int
+) -> dict[str, dict[str, float]]:
+    """Per level, its bots' mean displayed rating and share of matches won on the bots' ladder,
+    once the rating replica has applied all ``matches`` (two seats each), or after 60 s."""
+    preset = RULESET.split()[0]
+    deadline = time.monotonic() + 60
+    while True:
+        board = await platform.leaderboard(preset, limit=BOTS, bots=True)
+        entries = [entry for entry in board.entries if entry.player_id in levels]
+        if sum(e.matches_played for e in entries) >= 2 * matches or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.5)
+    ladder: dict[str, dict[str, float]] = {}
+    for level in LEVELS:
+        own = [entry for entry in entries if levels[entry.player_id] == level]
+        played = sum(entry.matches_played for entry in own)
+        ladder[level] = {
+            "mean_rating": sum(entry.skill.display for entry in own) / max(1, len(own)),
+            "won_share": sum(entry.matches_won for entry in own) / max(1, played),
+            "matches": float(played),
+        }
+    return ladder
 
 
 async def follow_results(
@@ -172,7 +212,7 @@ async def event_delivery_ms(url: str, seconds: float) -> list[float]:
     return sorted(latencies)
 
 
-async def run(workdir: Path, seconds: float) -> dict[str, float]:
+async def run(workdir: Path, seconds: float, arena_seconds: float) -> dict[str, float]:
     with EmbeddedRedis(workdir / "redis") as server:
         delivery = await event_delivery_ms(server.url, seconds)
         port = free_port()
@@ -184,24 +224,51 @@ async def run(workdir: Path, seconds: float) -> dict[str, float]:
             "MAUMAU_ENGINE_PORT": str(port),
             "MAUMAU_ENGINE_METRICS_PORT": str(free_port()),
         }
-        log = workdir / "engine.log"
-        with process([sys.executable, "-m", "maumau.engine"], log, env):
+        rating_port = free_port()
+        rating_env = {
+            **env,
+            "MAUMAU_RATING_PORT": str(rating_port),
+            "MAUMAU_RATING_METRICS_PORT": str(free_port()),
+        }
+        log, rating_log = workdir / "engine.log", workdir / "rating.log"
+        with (
+            process([sys.executable, "-m", "maumau.engine"], log, env),
+            process([sys.executable, "-m", "maumau.rating"], rating_log, rating_env),
+        ):
             await wait_serving(f"127.0.0.1:{port}", log)
-            per_minute = await arena_matches_per_minute(server.url, f"127.0.0.1:{port}", seconds)
+            await wait_serving(f"127.0.0.1:{rating_port}", rating_log)
+            per_minute, ladder = await arena_matches_per_minute(
+                server.url, f"127.0.0.1:{port}", f"127.0.0.1:{rating_port}", arena_seconds
+            )
     return {
         "arena.matches_per_minute.32_bots": per_minute,
+        **{
+            f"arena.ladder.{level}.{name}": value
+            for level, figures in ladder.items()
+            for name, value in figures.items()
+        },
         "arena.events.delivered": float(len(delivery)),
         "arena.events.delivery_p50_ms": percentile(delivery, 0.5),
         "arena.events.delivery_p99_ms": percentile(delivery, 0.99),
     }
 
 
-def bench_arena(seconds: float) -> dict[str, float]:
-    """The arena's figures (see the module's docstring), measured for ``seconds`` each."""
+def bench_arena(seconds: float, arena_seconds: float) -> dict[str, float]:
+    """The arena's figures (see the module's docstring): events measured for ``seconds``, the
+    arena's matches played for ``arena_seconds``."""
     with tempfile.TemporaryDirectory() as folder:
-        figures = asyncio.run(run(Path(folder), seconds))
+        figures = asyncio.run(run(Path(folder), seconds, arena_seconds))
     print(f"bot arena ({BOTS} bots of the platform's levels, {RULESET!r}, 2 seats):")
     print(f"  arena matches finished: {figures['arena.matches_per_minute.32_bots']:9,.0f} /min")
+    print(
+        "  the levels on the bots' ladder after it (mean rating, matches won): "
+        + ", ".join(
+            f"{level} {figures[f'arena.ladder.{level}.mean_rating']:,.0f} "
+            f"({figures[f'arena.ladder.{level}.won_share']:.0%} of "
+            f"{figures[f'arena.ladder.{level}.matches']:,.0f})"
+            for level in LEVELS
+        )
+    )
     print(
         f"  account events, {EVENT_ACCOUNTS} streams at {EVENTS_PER_SECOND}/s: "
         f"p50 {figures['arena.events.delivery_p50_ms']:.1f} ms, "
@@ -212,4 +279,4 @@ def bench_arena(seconds: float) -> dict[str, float]:
 
 
 if __name__ == "__main__":
-    bench_arena(float(sys.argv[1]) if len(sys.argv) > 1 else 10.0)
+    bench_arena(10.0, float(sys.argv[1]) if len(sys.argv) > 1 else ARENA_SECONDS)
