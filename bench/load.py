@@ -332,9 +332,11 @@ def read(platform: Platform, at: float, families: bool) -> Reading:
                             pipe.memory_usage(key)
                         sizes = pipe.execute()
                     for key, size in zip(batch, sizes, strict=True):
+                        if size is None:  # expired since the scan found it: no longer held
+                            continue
                         family = key_family(key)
                         counted[family] += 1
-                        sized[family] += size or 0  # None: expired meanwhile
+                        sized[family] += size
     pids = platform.processes()
     return Reading(
         at=at,

@@ -10,15 +10,15 @@ instead of evicting keys, which would silently lose matches, tickets or results.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
-import itertools
 import logging
 import os
 import random
 import socket
 import subprocess
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from types import TracebackType
 
@@ -192,7 +192,8 @@ end of an outgoing connection cannot take a port between the moment it is chosen
 it is bound. MAUMAU_FREE_PORTS (``first-last``) narrows it, so that runs side by side (a test
 worker each) never pick the same port."""
 
-_handed_out: tuple[range, Iterator[int]] | None = None
+_recent: collections.deque[int] = collections.deque(maxlen=64)
+"""The ports free_port() handed out last, not handed out again while they may be unbound."""
 
 
 def _port_range() -> range:
@@ -207,20 +208,19 @@ def _port_range() -> range:
 
 
 def free_port() -> int:
-    """A port on 127.0.0.1 that was free a moment ago. Ports are handed out in turn from a
-    random start, so a process that picks several before binding any never gets one twice."""
-    global _handed_out
+    """A port on 127.0.0.1 that was free a moment ago, picked at random, and none of the last
+    64 handed out, so a process that picks several before binding any never gets one twice."""
     ports = _port_range()
-    if _handed_out is None or _handed_out[0] != ports:
-        start = random.randrange(len(ports))
-        _handed_out = ports, itertools.cycle([*ports[start:], *ports[:start]])
-    for port in itertools.islice(_handed_out[1], len(ports)):
+    for port in random.sample(ports, min(len(ports), 200)):
+        if port in _recent:
+            continue
         with socket.socket() as sock:
             try:
                 sock.bind((HOST, port))
             except OSError:
                 continue
-            return port
+        _recent.append(port)
+        return port
     raise OSError(f"no free port on {HOST} in {ports.start}-{ports.stop - 1}")
 
 
