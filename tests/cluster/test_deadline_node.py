@@ -7,7 +7,6 @@ at once: not when the match's older deadline (its abandonment, hours away) comes
 
 from __future__ import annotations
 
-import asyncio
 import random
 import uuid
 from collections.abc import AsyncIterator
@@ -32,7 +31,6 @@ from tests.support.engine import (
     stop_engine,
 )
 
-BOT = {1: game_pb2.BOT_LEVEL_RANDOM}
 ONE_ROUND = {"target": "0"}
 
 
@@ -40,9 +38,10 @@ async def test_a_final_move_hands_its_result_on_while_its_deadlines_node_refuses
     redis_cluster: LocalCluster, cluster_client: redis.asyncio.Redis
 ) -> None:
     app, client = await start_engine(redis_cluster.url)
-    player = await Client.register(f"127.0.0.1:{app.port}", "deadline node player")
+    address = f"127.0.0.1:{app.port}"
+    seats = [await Client.register(address, f"deadline node player {n}") for n in range(2)]
     try:
-        match_id, final = await final_action_of_a_match_apart(player, app, cluster_client)
+        match_id, player, final = await final_action_of_a_match_apart(seats, app, cluster_client)
         store = app.matches.store
         deadlines_port = cluster_client.get_node_from_key(store.deadlines.key_of(match_id)).port
         request_id = uuid.uuid4().hex
@@ -63,51 +62,51 @@ async def test_a_final_move_hands_its_result_on_while_its_deadlines_node_refuses
         assert len(await result_entries(cluster_client, store, match_id)) == 1
         assert await store.deadlines.due(match_id) is None  # finished: nothing left to come due
     finally:
-        await player.close()
+        for seat in seats:
+            await seat.close()
         await stop_engine(app, client)
 
 
 async def final_action_of_a_match_apart(
-    player: Client, app: EngineApp, cluster: redis.asyncio.Redis
-) -> tuple[str, game_pb2.Action]:
-    """A match of one round against a bot whose deadline shard lies on another master than the
-    match, played by the player's seat up to where one of its legal actions ends it (as the
-    rules core says). The match and that action, not played yet; a match the bot wins first is
-    left for another."""
+    seats: list[Client], app: EngineApp, cluster: redis.asyncio.Redis
+) -> tuple[str, Client, game_pb2.Action]:
+    """A match of one round between the two ``seats`` whose deadline shard lies on another
+    master than the match, played up to where one of the legal actions of the seat to act ends
+    it (as the rules core says). The match, that seat and that action, not played yet. No bot
+    plays: the setup moves only when the test does, so no deadline of the match is due in it."""
     store = app.matches.store
     rng = random.Random(7)
     for _ in range(100):
-        match = await player.create("classic", 2, bots=BOT, auto_start=True, options=ONE_ROUND)
+        match = await seats[0].create("classic", 2, auto_start=True, options=ONE_ROUND)
         match_id = match.match_id
         deadlines = cluster.get_node_from_key(store.deadlines.key_of(match_id)).port
         if cluster.get_node_from_key(match_key(match_id)).port == deadlines:
             continue
-        final = await play_until_one_action_ends(match_id, player, app, rng)
-        if final is not None:
-            return match_id, final
-    raise AssertionError("no match of 100 apart from its deadlines and ended by the player")
+        await seats[1].join(match_id)
+        return match_id, *await play_until_one_action_ends(match_id, seats, app, rng)
+    raise AssertionError("no match of 100 apart from its deadlines")
 
 
 async def play_until_one_action_ends(
-    match_id: str, player: Client, app: EngineApp, rng: random.Random
-) -> game_pb2.Action | None:
-    """Play the player's seat (the bot plays its own) up to a turn where one of its legal
-    actions ends the match; that action, or None when the bot ended it first."""
+    match_id: str, seats: list[Client], app: EngineApp, rng: random.Random
+) -> tuple[Client, game_pb2.Action]:
+    """Play both seats up to a turn where one of the acting seat's legal actions ends the
+    match; that seat and that action."""
     for _ in range(5_000):
-        view = await player.view(match_id)
-        if view.phase == "over":
-            return None
-        if not acting(view):
-            await asyncio.sleep(0.01)
-            continue
-        stored = await app.matches.load(match_id)
-        for action in view.legal:
-            trial = Stored(stored.record.copy(), stored.state, stored.version)
-            change = app.matches.move(trial, view.seat, wire.action_from_pb(action))
-            if change.record.status == Status.OVER:
-                return action
-        await player.act(match_id, pick(view, rng))
-    raise AssertionError(f"match {match_id}: not over within 5,000 looks")
+        views = [await seat.view(match_id) for seat in seats]
+        assert views[0].phase != "over", "a match ended without a move of the test's"
+        for seat, view in zip(seats, views, strict=True):
+            if not acting(view):
+                continue
+            stored = await app.matches.load(match_id)
+            for action in view.legal:
+                trial = Stored(stored.record.copy(), stored.state, stored.version)
+                change = app.matches.move(trial, view.seat, wire.action_from_pb(action))
+                if change.record.status == Status.OVER:
+                    return seat, action
+            await seat.act(match_id, pick(view, rng))
+            break
+    raise AssertionError(f"match {match_id}: not over within 5,000 moves")
 
 
 @asynccontextmanager
