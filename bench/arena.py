@@ -51,6 +51,7 @@ from maumau.matchmaking.arena_pool import ArenaPool
 from maumau.matchmaking.arena_worker import ArenaFormer, Seated, account_notices
 from maumau.matchmaking.ratings import redis_ratings
 from maumau.matchmaking.tables import Tables
+from maumau.rules import Ruleset
 from maumau.v1 import arena_pb2
 from maumau_sdk import Platform
 
@@ -138,7 +139,7 @@ async def levels_on_the_ladder(
 ) -> dict[str, dict[str, float]]:
     """Per level, its bots' mean displayed rating and share of matches won on the bots' ladder,
     once the rating replica has applied all ``matches`` (two seats each), or after 60 s."""
-    preset = RULESET.split()[0]
+    preset = Ruleset.parse(RULESET).preset
     deadline = time.monotonic() + 60
     while True:
         board = await platform.leaderboard(preset, limit=BOTS, bots=True)
@@ -236,7 +237,7 @@ async def run(workdir: Path, seconds: float, arena_seconds: float) -> dict[str, 
             process([sys.executable, "-m", "maumau.rating"], rating_log, rating_env),
         ):
             await wait_serving(f"127.0.0.1:{port}", log)
-            await wait_serving(f"127.0.0.1:{rating_port}", rating_log)
+            await wait_serving(f"127.0.0.1:{rating_port}", rating_log, "a rating replica")
             per_minute, ladder = await arena_matches_per_minute(
                 server.url, f"127.0.0.1:{port}", f"127.0.0.1:{rating_port}", arena_seconds
             )

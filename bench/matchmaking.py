@@ -243,7 +243,7 @@ async def seated_players(client: redis.asyncio.Redis, info: QueueInfo) -> list[s
     return [p for raw in statuses.values() for p in TicketStatus.from_json(raw).seats]
 
 
-async def wait_serving(address: str, log: Path) -> None:
+async def wait_serving(address: str, log: Path, what: str = "an engine") -> None:
     async with grpc.aio.insecure_channel(address) as channel:
         health = health_pb2_grpc.HealthStub(channel)
 
@@ -251,7 +251,7 @@ async def wait_serving(address: str, log: Path) -> None:
             reply = await health.Check(health_pb2.HealthCheckRequest(), timeout=1)
             return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
 
-        await until_ready(serving, "an engine", log)
+        await until_ready(serving, what, log)
 
 
 def report(title: str, figures: dict[str, float]) -> None:
