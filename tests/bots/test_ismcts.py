@@ -89,8 +89,8 @@ def test_the_search_stops_when_its_clock_says_the_budget_is_spent():
     assert len(view.legal) > 1
     outcome = ismcts.search(view, random.Random(0), 10.0, 10_000, clock=lambda: float(next(ticks)))
     assert outcome.stopped == "time"
-    # the deadline is tick 10 and an iteration takes a tick: at tick 9 (8 done in 9 ticks) one
-    # more would end past it, so the search stops short of the budget rather than after it
+    # the deadline is tick 10 and an iteration takes a tick: at tick 9 one more would end at
+    # tick 10, so the search stops short of the budget rather than after it
     assert outcome.iterations == 8
     assert outcome.action in view.legal
 

@@ -12,8 +12,8 @@ The heuristic's first choice stands unless another move won clearly more often (
 :data:`MARGIN` standard errors of the paired difference): measured in the league, a plain UCB
 over every legal move at the root lost to the heuristic it was guided by (34% in colour, 2
 seats), its estimates too noisy to overrule a sound habit. The search is anytime: it stops at
-its iteration cap or when the clock passed in says one more iteration, at the pace so far, would
-end past the budget (so a decision keeps within it rather than ending one iteration after it),
+its iteration cap or when the clock passed in says one more iteration, as long as the longest so
+far, would end past the budget (so a decision keeps within it rather than ending one iteration after it),
 whichever comes first, so it is deterministic for a given seed and iteration cap.
 """
 
@@ -89,14 +89,15 @@ def search(
     roots = [_Node() for _ in candidates]
     gains = [0.0] * len(candidates)  # summed advantage over the first candidate, world by world
     squares = [0.0] * len(candidates)
-    started = clock()
-    deadline = started + budget_seconds
+    last = clock()
+    deadline = last + budget_seconds
     iterations = 0
     stopped = "cap"
+    longest = 0.0
     while iterations < max_iterations:
         now = clock()
-        pace = (now - started) / iterations if iterations else 0.0
-        if now + pace >= deadline:  # one more iteration at the pace so far would overrun
+        longest, last = max(longest, now - last), now
+        if now + longest >= deadline:  # one more iteration as long as the longest would overrun
             stopped = "time"
             break
         world, luck = determinize(view, rng), rng.random()
