@@ -61,6 +61,22 @@ class Capture:
             await asyncio.gather(*list(self.pending))
 
 
+LOOK = """() => {
+  const table = document.querySelector(".table");
+  const offered = [".prompt .wish", ".prompt button.primary", ".card-button.legal",
+    ".table .actions .action"].find((selector) => document.querySelector(selector));
+  return {
+    over: document.querySelector("#summary") !== null,
+    version: table === null ? null : table.getAttribute("data-version") || "",
+    busy: document.querySelector(".table.busy") !== null,
+    target: offered === undefined ? null : offered,
+  };
+}"""
+"""What a glance at the table sees, in one round trip: whether the match is over, the table's
+version (null before it is drawn), whether a move is on its way, and the first thing offered
+to press (a wish, the prompt's button, a raised card, an action), in that order."""
+
+
 class Player:
     """One tab of the web client."""
 
@@ -111,33 +127,27 @@ class Player:
         """Make one move if the page offers one; True when a move was sent."""
         page = self.page
         try:
-            if await self.over():
+            seen = await page.evaluate(LOOK)  # one round trip for what a glance at the page sees
+            if seen["over"] or seen["version"] is None or seen["busy"]:
+                return False  # over, not drawn yet, or a move is on its way
+            selector = seen["target"]
+            if selector is None:
                 return False
-            before = await self.version()
-            if await page.locator(".table.busy").count():
-                return False  # a move is on its way
-            for selector in (
-                ".prompt .wish",
-                ".prompt button.primary",
-                ".card-button.legal",
-                ".table .actions .action",
-            ):
-                target = page.locator(selector).first
-                if await target.count():
-                    await (target.tap(timeout=1500) if tap else target.click(timeout=1500))
-                    picking = await page.locator(".prompt.wishes").count()
-                    if selector != ".card-button.legal" or not picking:
-                        await self.wait_change(before)
-                    return True
+            target = page.locator(selector).first
+            await (target.tap(timeout=1500) if tap else target.click(timeout=1500))
+            picking = await page.locator(".prompt.wishes").count()
+            if selector != ".card-button.legal" or not picking:
+                await self.wait_change(seen["version"])
+            return True
         except PlaywrightError:
             return False  # the table was redrawn under the pointer: look again
-        return False
 
     async def wait_change(self, before: str, timeout: float = 5.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with contextlib.suppress(PlaywrightError):
-                if await self.over() or await self.version() != before:
+                seen = await self.page.evaluate(LOOK)
+                if seen["over"] or seen["version"] not in (None, before):
                     return
             await asyncio.sleep(0.05)
 

@@ -44,6 +44,7 @@ def build(settings: Settings, client: redis.Redis | None) -> BotsApp:
             settings.house(),
             settings.house_engine_address,
             settings.house_matchmaking_address,
+            settings.max_budget_ms,
         )
     return BotsApp(
         settings.server(), settings.secret(), settings.max_searches, settings.max_budget_ms, house

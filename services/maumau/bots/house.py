@@ -34,6 +34,7 @@ import grpc
 import prometheus_client
 import redis.asyncio as redis
 
+from maumau.bots.service import DEFAULT_BUDGET_MS
 from maumau.common import account_events, tokens
 from maumau.common.lifecycle import pause
 from maumau.common.players import BOT, HOUSE, player_key
@@ -114,15 +115,21 @@ async def house_account(client: redis.Redis, level: str) -> str:
 
 
 async def play_seat(
-    player: Player, match_id: str, seat: int, seat_token: str, level: str, rng: random.Random
+    player: Player,
+    match_id: str,
+    seat: int,
+    seat_token: str,
+    level: str,
+    rng: random.Random,
+    budget_seconds: float = DEFAULT_BUDGET_MS / 1000,
 ) -> View:
     """Play ``seat`` of ``match_id`` as ``level`` until the match is over; the final view. A
-    decision runs in a worker thread: ``strong`` thinks for a fifth of a second, which would
-    stall every other seat the runner plays."""
+    decision runs in a worker thread: ``strong`` thinks for ``budget_seconds`` (a fifth of a
+    second by default), which would stall every other seat the runner plays."""
     table = await player.seat_at(match_id, seat, seat_token)
 
     async def choose(view: View) -> Action:
-        return await asyncio.to_thread(decide, view.rules, level, rng)
+        return await asyncio.to_thread(decide, view.rules, level, rng, budget_seconds)
 
     return await table.play(choose)
 
@@ -152,8 +159,11 @@ class House:
         levels: Sequence[str],
         engine_address: str,
         matchmaking_address: str,
+        max_budget_ms: int = DEFAULT_BUDGET_MS,
     ) -> None:
         self.redis_url = redis_url
+        # the operator's ceiling on a decision's thinking holds for the house's seats too
+        self.budget_seconds = min(DEFAULT_BUDGET_MS, max_budget_ms) / 1000
         self.redis: redis.Redis
         """The platform's Redis while :meth:`run` runs (a cluster's client on a cluster)."""
         self.secret = secret
@@ -308,7 +318,15 @@ class House:
         self, player: Player, level: str, started: arena_pb2.SeatMatchStarted, rng: random.Random
     ) -> None:
         try:
-            await play_seat(player, started.match_id, started.seat, started.seat_token, level, rng)
+            await play_seat(
+                player,
+                started.match_id,
+                started.seat,
+                started.seat_token,
+                level,
+                rng,
+                self.budget_seconds,
+            )
         except Exception as error:  # one seat's failure is no reason to stop the others
             HOUSE_SEATS.labels(level, "failed").inc()
             log.warning("house %s: seat %d of %s: %r", level, started.seat, started.match_id, error)

@@ -37,8 +37,8 @@ class Settings(TokenSettings):
         2000,
         ge=1,
         le=2000,
-        description="the longest a `strong` decision may think; a larger `budget_ms` is "
-        "clamped to it",
+        description="the longest a `strong` decision may think, the house's in the arena too; "
+        "a larger `budget_ms` is clamped to it",
     )
     house_levels: str = Field(
         "",
