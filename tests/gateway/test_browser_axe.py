@@ -82,7 +82,9 @@ async def test_the_front_page_profile_and_tournaments(
 
 async def test_the_table_and_the_summary(context: BrowserContext, gateway: Gateway) -> None:
     page = await signed_in(context, gateway, "Axel")
-    match_id = await start_solo(page, "classic", computers=3)
+    # a match of points (its summary shows the totals), to a low target so it ends in a round
+    # or two rather than the default 100's many
+    match_id = await start_solo(page, "classic", {"target": "20"}, computers=3)
     await page.locator(".table .hand").wait_for()
     await audit(page, "the table")
     await robot(page, match_of(page))
