@@ -13,8 +13,8 @@ The heuristic's first choice stands unless another move won clearly more often (
 over every legal move at the root lost to the heuristic it was guided by (34% in colour, 2
 seats), its estimates too noisy to overrule a sound habit. The search is anytime: it stops at
 its iteration cap or when the clock passed in says one more iteration, as long as the longest so
-far, would end past the budget (so a decision keeps within it rather than ending one iteration after it),
-whichever comes first, so it is deterministic for a given seed and iteration cap.
+far, would end past the budget (so a decision keeps within it rather than ending one iteration
+after it), whichever comes first, so it is deterministic for a given seed and iteration cap.
 """
 
 from __future__ import annotations
