@@ -230,10 +230,21 @@ async def test_hint_sends_reason_codes_and_text_in_the_asked_language(bots):
     by_action = {action_from_pb(r.action).text: r for r in german.actions}
     assert "wünsche Pik: davon hältst du 1 Karte, von Karo aber 2" in by_action["JC:S"].reason
     assert reasons_from_pb(by_action["JC:S"].reasons)[-1].code == "wish_other"
-    # the same reasons (codes; the search's win estimates vary with its sampled deals)
-    assert [[x.code for x in r.reasons] for r in english.actions] == [
-        [x.code for x in r.reasons] for r in german.actions
-    ]
+    # The same reasons in both languages. Each Hint searches anew, over deals of its own: its
+    # win estimates vary, and so may the move it puts first (and whether it beat the heuristic's
+    # choice), so the moves either search put first are compared by their first reason's kind.
+    firsts = {action_from_pb(answer.actions[0].action).text for answer in (english, german)}
+    for answer in (english, german):
+        assert answer.actions[0].reasons[0].code in ("search_best", "search_no_better")
+
+    def codes(answer: bots_pb2.HintResponse) -> dict[str, list[str]]:
+        return {
+            action_from_pb(r.action).text: [x.code for x in r.reasons]
+            for r in answer.actions
+            if action_from_pb(r.action).text not in firsts
+        }
+
+    assert codes(english) == codes(german) and len(codes(english)) >= len(english.actions) - 2
     assert (
         "wish spades: you hold 1 card of it, but 2 of diamonds"
         in {action_from_pb(r.action).text: r.reason for r in english.actions}["JC:S"]
