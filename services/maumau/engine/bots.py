@@ -17,7 +17,6 @@ import logging
 import random
 import time
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 
 import grpc
 import prometheus_client
@@ -51,9 +50,6 @@ class BotPlayers:
         self.budget_ms = budget_ms
         self.timeout = budget_ms / 1000 + slack_seconds
         self._channels: dict[str, grpc.aio.Channel] = {}
-        # The engine's own threads for its fallback decisions: a slow or blocked task elsewhere
-        # in the process's default pool never holds a bot seat back, and close() ends them.
-        self._thinkers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="engine-bots")
 
     def address_for(self, level: str) -> str:
         return self.addresses.get(level) or self.addresses.get("", "")
@@ -68,9 +64,7 @@ class BotPlayers:
                 log.warning("bots at %s failed (%s): the engine moves itself", address, error)
             level = "heuristic"
         # Search is CPU-bound: off the event loop, so the replica keeps answering calls.
-        return await asyncio.get_running_loop().run_in_executor(
-            self._thinkers, decide, view, level, random.Random(), self.budget_ms / 1000
-        )
+        return await asyncio.to_thread(decide, view, level, random.Random(), self.budget_ms / 1000)
 
     async def _ask(
         self, address: str, view: View, level: str, match_id: str, version: int
@@ -109,4 +103,3 @@ class BotPlayers:
         for channel in self._channels.values():
             await channel.close()
         self._channels.clear()
-        self._thinkers.shutdown(wait=False, cancel_futures=True)
