@@ -34,7 +34,7 @@ import grpc
 import prometheus_client
 import redis.asyncio as redis
 
-from maumau.bots.service import DEFAULT_BUDGET_MS
+from maumau.bots.service import DEFAULT_BUDGET_MS, budget_for
 from maumau.common import account_events, tokens
 from maumau.common.lifecycle import pause
 from maumau.common.players import BOT, HOUSE, player_key
@@ -163,7 +163,7 @@ class House:
     ) -> None:
         self.redis_url = redis_url
         # the operator's ceiling on a decision's thinking holds for the house's seats too
-        self.budget_seconds = min(DEFAULT_BUDGET_MS, max_budget_ms) / 1000
+        self.budget_seconds = budget_for(0, max_budget_ms) / 1000
         self.redis: redis.Redis
         """The platform's Redis while :meth:`run` runs (a cluster's client on a cluster)."""
         self.secret = secret
